@@ -1,0 +1,1 @@
+// DKIM: see DESIGN.md. Filled in by its issue.

@@ -1,0 +1,36 @@
+/// One header field, kept as the exact bytes of the message (RFC 5322 §2.2).
+package struct HeaderField: Sendable {
+    /// The field name as written (`DKIM-Signature`, `from`, ...).
+    package let name: String
+    /// The field name in lower case, for case-insensitive matching.
+    package let lowercasedName: String
+    /// The whole field, name through the CRLF that ends its last line, exactly as in the message.
+    package let raw: ArraySlice<UInt8>
+    /// The value: from just after the colon to just before the final CRLF (folding kept).
+    package let valueRange: Range<Int>
+
+    package init(name: String, raw: ArraySlice<UInt8>, valueRange: Range<Int>) {
+        self.name = name
+        self.lowercasedName = name.lowercased()
+        self.raw = raw
+        self.valueRange = valueRange
+    }
+
+    /// The raw value bytes (after the colon, folding CRLFs kept, final CRLF removed).
+    package var rawValue: ArraySlice<UInt8> { raw[valueRange] }
+
+    /// The field without its final CRLF: what DKIM signs for the `DKIM-Signature` field itself.
+    package var rawWithoutTrailingCRLF: ArraySlice<UInt8> { raw[raw.startIndex..<valueRange.upperBound] }
+
+    /// The value unfolded (RFC 5322 §2.2.3: CRLF before WSP removed), leading and trailing WSP trimmed.
+    package var unfoldedValue: String {
+        var out = [UInt8]()
+        out.reserveCapacity(valueRange.count)
+        for byte in rawValue where byte != .carriageReturn && byte != .lineFeed { out.append(byte) }
+        var start = out.startIndex
+        var end = out.endIndex
+        while start < end && (out[start] == .space || out[start] == .tab) { start += 1 }
+        while end > start && (out[end - 1] == .space || out[end - 1] == .tab) { end -= 1 }
+        return String(decoding: out[start..<end], as: UTF8.self)
+    }
+}

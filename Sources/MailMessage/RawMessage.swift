@@ -1,0 +1,162 @@
+/// An RFC 5322 message kept byte-exact, as DKIM needs it.
+///
+/// Line endings are CRLF. A file written with bare LF (as most tools store `.eml` files) is
+/// converted to the CRLF message an MTA would have seen on the wire (RFC 5322 §2.1, RFC 6376 §5.3);
+/// a leading mbox `From ` separator line is not part of the message and is dropped.
+package struct RawMessage: Sendable {
+    /// The whole message, CRLF line endings.
+    package let bytes: [UInt8]
+    /// The header fields in order, top first (the order DKIM's `h=` selection walks bottom-up).
+    package let headerFields: [HeaderField]
+    /// Offset of the first body byte: just past the empty line that ends the header section,
+    /// or `bytes.count` when there is no body.
+    package let bodyStart: Int
+
+    /// The body exactly as transmitted (RFC 5322 §3.5).
+    package var body: ArraySlice<UInt8> { bytes[bodyStart...] }
+
+    /// Parses a message.
+    ///
+    /// - Parameter bytes: the message as read from a file or the network, CRLF or bare LF.
+    /// - Throws: `MailMessageError` with `.notAMessage` when no header field can be found.
+    package init(bytes input: [UInt8]) throws(MailMessageError) {
+        var normalized = RawMessage.normalizingLineEndings(input)
+        RawMessage.dropMboxSeparator(&normalized)
+        let (fields, bodyStart) = RawMessage.parseHeaderSection(normalized)
+        guard !fields.isEmpty else { throw .notAMessage }
+        self.bytes = normalized
+        self.headerFields = fields
+        self.bodyStart = bodyStart
+    }
+
+    /// Convenience for tests and literals.
+    package init(_ text: String) throws(MailMessageError) {
+        try self.init(bytes: Array(text.utf8))
+    }
+
+    private init(bytes: [UInt8], headerFields: [HeaderField], bodyStart: Int) {
+        self.bytes = bytes
+        self.headerFields = headerFields
+        self.bodyStart = bodyStart
+    }
+
+    /// The fields named `name` (case-insensitive), top first.
+    package func fields(named name: String) -> [HeaderField] {
+        let wanted = name.lowercased()
+        return headerFields.filter { $0.lowercasedName == wanted }
+    }
+
+    /// The first field named `name`, unfolded, or nil.
+    package func value(of name: String) -> String? {
+        fields(named: name).first?.unfoldedValue
+    }
+
+    /// The same message with its body cut to its first `length` bytes: what a DKIM signature with
+    /// `l=` vouches for (RFC 6376 §3.5). Later stages take markup only from the signed part.
+    package func truncatingBody(to length: Int) -> RawMessage {
+        let end = min(bytes.count, bodyStart + max(0, length))
+        // Header field slices index into the same storage, so they stay valid in the shorter copy
+        // only if we rebuild them; the header section itself is unchanged, so re-slicing is safe.
+        let shortened = Array(bytes[..<end])
+        let fields = headerFields.map { field in
+            HeaderField(name: field.name, raw: shortened[field.raw.indices], valueRange: field.valueRange)
+        }
+        return RawMessage(bytes: shortened, headerFields: fields, bodyStart: bodyStart)
+    }
+
+    // MARK: - Parsing
+
+    /// Converts every bare LF to CRLF. Returns the input untouched (no copy) when it is already CRLF.
+    static func normalizingLineEndings(_ input: [UInt8]) -> [UInt8] {
+        let needsWork = input.withUnsafeBufferPointer { buffer -> Bool in
+            for index in buffer.indices where buffer[index] == .lineFeed {
+                if index == 0 || buffer[index - 1] != .carriageReturn { return true }
+            }
+            return false
+        }
+        guard needsWork else { return input }
+        var output = [UInt8]()
+        output.reserveCapacity(input.count + input.count / 32)
+        var previous: UInt8 = 0
+        for byte in input {
+            if byte == .lineFeed && previous != .carriageReturn { output.append(.carriageReturn) }
+            output.append(byte)
+            previous = byte
+        }
+        return output
+    }
+
+    /// Drops an mbox `From sender date` separator line, which no MTA sends and no signer signs.
+    static func dropMboxSeparator(_ bytes: inout [UInt8]) {
+        guard bytes.starts(with: Array("From ".utf8)) else { return }
+        guard let end = bytes.firstIndex(of: .lineFeed) else { return }
+        // A real header field "From:" has a colon before any space; "From " with a space is the separator.
+        bytes.removeSubrange(..<(end + 1))
+    }
+
+    /// Splits the header section into fields (RFC 5322 §2.2): a field starts on a line that does not
+    /// begin with WSP and runs over continuation lines that do. The section ends at the first empty line.
+    static func parseHeaderSection(_ bytes: [UInt8]) -> ([HeaderField], Int) {
+        var fields: [HeaderField] = []
+        var lineStart = 0
+        var fieldStart: Int? = nil
+        var bodyStart = bytes.count
+
+        func closeField(endingAt end: Int) {
+            guard let start = fieldStart else { return }
+            fieldStart = nil
+            let raw = bytes[start..<end]
+            guard let colon = raw.firstIndex(of: .colon) else { return }  // not a field: ignored
+            let name = String(decoding: bytes[start..<colon], as: UTF8.self)
+            guard !name.isEmpty, name.utf8.allSatisfy({ $0 > 32 && $0 < 127 }) else { return }
+            var valueEnd = end
+            if valueEnd - 2 >= colon + 1 && bytes[valueEnd - 2] == .carriageReturn && bytes[valueEnd - 1] == .lineFeed {
+                valueEnd -= 2
+            }
+            fields.append(HeaderField(name: name, raw: raw, valueRange: (colon + 1)..<valueEnd))
+        }
+
+        while lineStart < bytes.count {
+            // Find the end of this line (index just past its LF, or the end of input).
+            var lineEnd = lineStart
+            while lineEnd < bytes.count && bytes[lineEnd] != .lineFeed { lineEnd += 1 }
+            let nextLine = lineEnd < bytes.count ? lineEnd + 1 : bytes.count
+            let isEmptyLine = (lineEnd == lineStart) || (lineEnd == lineStart + 1 && bytes[lineStart] == .carriageReturn)
+            if isEmptyLine && lineEnd < bytes.count {
+                closeField(endingAt: lineStart)
+                bodyStart = nextLine
+                return (fields, bodyStart)
+            }
+            let first = bytes[lineStart]
+            if first != .space && first != .tab {  // a continuation line belongs to the open field
+                closeField(endingAt: lineStart)
+                fieldStart = lineStart
+            }
+            lineStart = nextLine
+        }
+        closeField(endingAt: bytes.count)
+        return (fields, bytes.count)
+    }
+}
+
+/// An error reading a message.
+package struct MailMessageError: Error, Sendable, Hashable, CustomStringConvertible {
+    package var code: String
+    package var reason: String
+    package var description: String { "\(code): \(reason)" }
+
+    package static let notAMessage = MailMessageError(
+        code: "mail.not-a-message",
+        reason: "no header field found; expected an RFC 5322 message (header fields, an empty line, the body)"
+    )
+}
+
+extension UInt8 {
+    package static let carriageReturn = UInt8(ascii: "\r")
+    package static let lineFeed = UInt8(ascii: "\n")
+    package static let space = UInt8(ascii: " ")
+    package static let tab = UInt8(ascii: "\t")
+    package static let colon = UInt8(ascii: ":")
+    package static let semicolon = UInt8(ascii: ";")
+    package static let equalsSign = UInt8(ascii: "=")
+}

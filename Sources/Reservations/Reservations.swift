@@ -1,0 +1,1 @@
+// Reservations: see DESIGN.md. Filled in by its issue.

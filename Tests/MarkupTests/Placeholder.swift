@@ -1,0 +1,3 @@
+import Testing
+
+@Test func MarkupTestsBuilds() { #expect(Bool(true)) }

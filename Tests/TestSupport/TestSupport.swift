@@ -1,0 +1,1 @@
+// Shared fakes and fixtures for the test targets.
