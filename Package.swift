@@ -15,7 +15,8 @@ let package = Package(
         .executable(name: "gateway", targets: ["gateway"])
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // System libraries: a module map and a shim header each, nothing else.
@@ -32,10 +33,15 @@ let package = Package(
             resources: [.copy("Resources/airports.tsv")],
             swiftSettings: strictSettings
         ),
+        .target(
+            name: "Store",
+            dependencies: ["Reservations", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "gateway",
             dependencies: [
-                "MailMessage", "DNS", "DKIM", "Markup", "Reservations",
+                "MailMessage", "DNS", "DKIM", "Markup", "Reservations", "Store",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
@@ -62,6 +68,7 @@ let package = Package(
             dependencies: ["Reservations", "Markup", "MailMessage", "TestSupport"],
             swiftSettings: strictSettings
         ),
+        .testTarget(name: "StoreTests", dependencies: ["Store", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(
             name: "GatewayIntegrationTests",
             dependencies: ["DKIM", "DNS", "MailMessage", "Markup", "Reservations", "TestSupport"],

@@ -1,0 +1,1 @@
+// Store: see DESIGN.md. Filled in by its issue.
