@@ -1,1 +1,0 @@
-// DKIM: see DESIGN.md. Filled in by its issue.
