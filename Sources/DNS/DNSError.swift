@@ -21,6 +21,10 @@ package struct DNSError: Error, Sendable, Hashable, CustomStringConvertible {
         package static let malformedResponse = Code("dns.malformed-response")
         /// The query itself is not a valid domain name.
         package static let invalidName = Code("dns.invalid-name")
+        /// The caller's task was cancelled before an answer arrived.
+        package static let cancelled = Code("dns.cancelled")
+        /// A nameserver given in configuration (`--nameserver`, resolv.conf) is not a usable IP address and port.
+        package static let invalidNameserver = Code("dns.invalid-nameserver")
     }
 
     package var code: Code
@@ -34,7 +38,7 @@ package struct DNSError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// True when asking again later may give an answer (RFC 6376 §6.1.2: TEMPFAIL).
     package var isTemporary: Bool {
-        code == .serverFailure || code == .refused || code == .timeout || code == .network
+        code == .serverFailure || code == .refused || code == .timeout || code == .network || code == .cancelled
     }
 
     package var description: String { "\(code): \(reason)" }

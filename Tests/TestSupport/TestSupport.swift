@@ -1,1 +1,0 @@
-// Shared fakes and fixtures for the test targets.
