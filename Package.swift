@@ -17,11 +17,13 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
         // System libraries: a module map and a shim header each, nothing else.
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
+        .systemLibrary(name: "CLibIDN2", pkgConfig: "libidn2", providers: [.apt(["libidn2-dev"])]),
 
         .target(name: "MailMessage", swiftSettings: strictSettings),
         .target(name: "DNS", swiftSettings: strictSettings),
@@ -38,12 +40,28 @@ let package = Package(
             dependencies: ["Reservations", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictSettings
         ),
+        .target(
+            name: "Admission",
+            dependencies: [
+                "DKIM", "MailMessage", "Reservations", "Store", "CLibIDN2",
+                .product(name: "Yams", package: "Yams"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "gateway",
             dependencies: [
-                "MailMessage", "DNS", "DKIM", "Markup", "Reservations", "Store",
+                "MailMessage", "DNS", "DKIM", "Markup", "Reservations", "Store", "Admission",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
+            swiftSettings: strictSettings
+        ),
+
+        // `make bench`: throughput on generated corpora, beside the same run's baselines.
+        .executableTarget(
+            name: "gateway-bench",
+            dependencies: ["DKIM", "DNS", "MailMessage"],
+            path: "Benchmarks/gateway-bench",
             swiftSettings: strictSettings
         ),
 
@@ -68,6 +86,7 @@ let package = Package(
             dependencies: ["Reservations", "Markup", "MailMessage", "TestSupport"],
             swiftSettings: strictSettings
         ),
+        .testTarget(name: "AdmissionTests", dependencies: ["Admission", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "StoreTests", dependencies: ["Store", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(
             name: "GatewayIntegrationTests",

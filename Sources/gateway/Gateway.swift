@@ -1,9 +1,88 @@
 import ArgumentParser
+import Foundation
+import MailMessage
 
 @main
 struct Gateway: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "gateway",
-        abstract: "Admits schema.org reservation markup only from trusted, registered sources."
+        abstract: "Admits schema.org reservation markup only from trusted, registered sources.",
+        discussion: """
+            Emails must carry a valid DKIM signature from the sending domain; pages must be fetched over HTTPS.
+            Exit status: 0 on success, 1 when the input was refused or did not pass, 2 for usage errors.
+            """,
+        subcommands: [DKIMCommand.self]
     )
+
+    /// Runs the command; usage errors exit with status 2, failures with 1 (ArgumentParser's own
+    /// default for usage errors is 64, which scripts do not expect).
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch let failure as CommandFailure {
+            Terminal.error(failure.message)
+            Foundation.exit(failure.status)
+        } catch {
+            let code = exitCode(for: error)
+            if code == .validationFailure {
+                Terminal.error(fullMessage(for: error), prefixed: false)
+                Foundation.exit(2)
+            }
+            exit(withError: error)
+        }
+    }
+}
+
+/// A command that could not do its job: one clear line on stderr and a non-zero status.
+struct CommandFailure: Error {
+    var message: String
+    var status: Int32 = 1
+}
+
+/// Where the command line writes. Library targets never print; this file is the one place that does.
+enum Terminal {
+    static func error(_ message: String, prefixed: Bool = true) {
+        FileHandle.standardError.write(Data(((prefixed ? "gateway: " : "") + message + "\n").utf8))
+    }
+
+    static func write(_ text: String) {
+        FileHandle.standardOutput.write(Data(text.utf8))
+    }
+
+    static func line(_ text: String = "") {
+        write(text + "\n")
+    }
+
+    /// Encodes one JSON value on one line, keys sorted, slashes unescaped.
+    static func json<Value: Encodable>(_ value: Value) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        line(String(decoding: try encoder.encode(value), as: UTF8.self))
+    }
+
+    /// Reads and parses a message; an unreadable file or one that is not a message is a usage error.
+    static func readMessage(_ path: String) throws(CommandFailure) -> RawMessage {
+        let bytes = try read(path)
+        do {
+            return try RawMessage(bytes: bytes)
+        } catch {
+            throw CommandFailure(message: "\(path): \(error)", status: 2)
+        }
+    }
+
+    /// Reads a file, or standard input for `-`.
+    static func read(_ path: String) throws(CommandFailure) -> [UInt8] {
+        if path == "-" {
+            return [UInt8](FileHandle.standardInput.readDataToEndOfFile())
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CommandFailure(message: "cannot read \(path): no such file or not readable", status: 2)
+        }
+        return [UInt8](data)
+    }
 }

@@ -28,43 +28,28 @@ enum Fixtures {
     static let rfc8463SigningTime = Date(timeIntervalSince1970: 1_528_637_909 + 60)
 }
 
-/// A resolver answering from a fixed table; records may be split into strings.
+/// A fixture zone file (read by the real `ZoneFileResolver`) with per-test overrides on top.
+/// A value type, so a test can copy it and change one answer.
 struct StaticResolver: TXTResolver {
-    var answers: [String: Result<[TXTRecord], DNSError>]
+    var answers: [String: Result<[TXTRecord], DNSError>] = [:]
+    private var zone: ZoneFileResolver?
 
-    init(_ answers: [String: Result<[TXTRecord], DNSError>] = [:]) {
-        self.answers = answers
-    }
-
-    /// Reads a fixture zone file: `name [ttl] IN TXT "a" "b"`, with `( )` continuation lines.
     init(zoneFixture name: String) throws {
-        var answers: [String: Result<[TXTRecord], DNSError>] = [:]
-        var pending = ""
-        for line in try Fixtures.text(name).split(separator: "\n", omittingEmptySubsequences: false) {
-            let content = line.hasPrefix(";") || line.hasPrefix("$") ? "" : String(line)
-            pending += " " + content
-            if pending.filter({ $0 == "(" }).count > pending.filter({ $0 == ")" }).count { continue }
-            let fields = pending.split(separator: " ", maxSplits: 1)
-            if let owner = fields.first, pending.contains("TXT") {
-                let strings = pending.split(separator: "\"").enumerated().filter { $0.offset % 2 == 1 }.map { Array($0.element.utf8) }
-                answers[String(owner).lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "."))] =
-                    .success([TXTRecord(strings: strings, ttl: 3600)])
-            }
-            pending = ""
-        }
-        self.answers = answers
+        zone = try ZoneFileResolver(contentsOfFile: Fixtures.directory.appendingPathComponent(name).path)
     }
 
     func txtRecords(for name: String) async throws(DNSError) -> [TXTRecord] {
-        let key = name.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "."))
-        guard let answer = answers[key] else {
-            throw DNSError(code: .nameNotFound, reason: "\(name) is not in the fixture zone")
-        }
-        return try answer.get()
+        if let answer = answers[name.lowercased()] { return try answer.get() }
+        guard let zone else { throw DNSError(code: .nameNotFound, reason: "no fixture zone") }
+        return try await zone.txtRecords(for: name)
     }
 
     mutating func set(_ name: String, _ text: String) {
         answers[name] = .success([TXTRecord(strings: [Array(text.utf8)], ttl: 60)])
+    }
+
+    mutating func remove(_ name: String) {
+        answers[name] = .failure(DNSError(code: .nameNotFound, reason: "removed by the test"))
     }
 }
 

@@ -246,7 +246,7 @@ struct DKIMVerifierTests {
 
     func verify(_ message: RawMessage, keyRecord: String?) async throws -> DKIMSignatureResult {
         var resolver = zone
-        if let keyRecord { resolver.set("rsa2048._domainkey.example.com", keyRecord) } else { resolver.answers["rsa2048._domainkey.example.com"] = nil }
+        if let keyRecord { resolver.set("rsa2048._domainkey.example.com", keyRecord) } else { resolver.remove("rsa2048._domainkey.example.com") }
         return try #require(await DKIMVerifier.fixture(resolver).verify(message).signatures.first)
     }
 

@@ -1,0 +1,132 @@
+import DKIM
+import DNS
+import Foundation
+import MailMessage
+
+/// Verification throughput on one core with keys cached, on a corpus like the issue describes:
+/// 70% rsa-2048 relaxed/relaxed, 20% ed25519, 10% rsa-1024 simple/simple; multipart HTML bodies of 5–200 KB.
+struct DKIMBenchmark {
+    var messageCount: Int
+
+    struct Profile {
+        var selector: String
+        var key: PrivateKey
+        var canonicalization: DKIMSignature.Canonicalization
+        var share: Double
+    }
+
+    func run() async throws {
+        print("== DKIM verification (one core, keys cached) ==")
+        let started = Date()
+        let profiles = [
+            Profile(selector: "rsa2048", key: try PrivateKey.generate(type: .rsa, bits: 2048), canonicalization: .relaxed, share: 0.7),
+            Profile(selector: "ed25519", key: try PrivateKey.generate(type: .ed25519), canonicalization: .relaxed, share: 0.2),
+            Profile(selector: "rsa1024", key: try PrivateKey.generate(type: .rsa, bits: 1024), canonicalization: .simple, share: 0.1),
+        ]
+        var zone = ""
+        for profile in profiles {
+            let data = Data(try profile.key.publicKeyRecordData()).base64EncodedString()
+            let kind = profile.key.type == .rsa ? "rsa" : "ed25519"
+            zone += "\(profile.selector)._domainkey.bench.example. 3600 IN TXT \"v=DKIM1; k=\(kind); p=\(data)\"\n"
+        }
+        let resolver = CachingResolver(upstream: try ZoneFileResolver(zoneText: zone))
+
+        var generator = SplitMix64(seed: 20261121)
+        var corpus: [[UInt8]] = []
+        var bodyBytes = 0
+        for index in 0..<messageCount {
+            let roll = Double(generator.next() % 1000) / 1000
+            let profile = roll < 0.7 ? profiles[0] : roll < 0.9 ? profiles[1] : profiles[2]
+            let size = 5_000 + Int(generator.next() % 195_001)
+            let message = try RawMessage(bytes: CorpusGenerator.email(index: index, htmlBytes: size, using: &generator))
+            var configuration = DKIMSigner.Configuration(signingDomain: "bench.example", selector: profile.selector)
+            configuration.headerCanonicalization = profile.canonicalization
+            configuration.bodyCanonicalization = profile.canonicalization
+            let signed = try DKIMSigner(key: profile.key, configuration: configuration).sign(message)
+            bodyBytes += message.body.count
+            corpus.append(signed)
+        }
+        let averageKB = Double(bodyBytes) / Double(messageCount) / 1000
+        print(String(format: "corpus: %d messages, %.1f MB of bodies (mean %.0f KB), generated and signed in %.1f s",
+                     messageCount, Double(bodyBytes) / 1e6, averageKB, Date().timeIntervalSince(started)))
+
+        let verifier = DKIMVerifier(resolver: resolver)
+        // Warm-up: fills the key cache and the page cache; then three timed passes, best kept.
+        for bytes in corpus.prefix(200) { _ = await verifier.verify(try RawMessage(bytes: bytes)) }
+        var best = Double.infinity
+        var failures = 0
+        for _ in 0..<3 {
+            let clock = ContinuousClock()
+            let start = clock.now
+            for bytes in corpus {
+                let verification = await verifier.verify(try RawMessage(bytes: bytes))
+                if verification.result != .pass { failures += 1 }
+            }
+            let elapsed = clock.now - start
+            best = min(best, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        }
+        guard failures == 0 else {
+            print("ERROR: \(failures) verifications did not pass")
+            exit(1)
+        }
+        let rate = Double(messageCount) / best
+        print(String(format: "gateway: %.0f messages/s, %.0f MB/s of bodies", rate, Double(bodyBytes) / best / 1e6))
+
+        // The same run's hardware figures: OpenSSL's speed for the primitives the corpus needs.
+        let speed = OpenSSLSpeed.measure()
+        guard let sha = speed.sha256BytesPerSecond, let rsa2048 = speed.verifiesPerSecond["rsa2048"],
+            let rsa1024 = speed.verifiesPerSecond["rsa1024"], let ed25519 = speed.verifiesPerSecond["ed25519"]
+        else {
+            print("openssl speed: could not read its output; no hardware bound printed")
+            return
+        }
+        print(String(format: "openssl speed: sha256 %.0f MB/s (16 KB blocks), verify/s rsa2048 %.0f, rsa1024 %.0f, ed25519 %.0f",
+                     sha / 1e6, rsa2048, rsa1024, ed25519))
+        // Bound: hash every body once and verify one signature per message, nothing else.
+        let perMessage = (averageKB * 1000) / sha + 0.7 / rsa2048 + 0.2 / ed25519 + 0.1 / rsa1024
+        let bound = 1 / perMessage
+        print(String(format: "hardware bound for this corpus: %.0f messages/s; gateway reaches %.0f%% of it", bound, rate / bound * 100))
+    }
+}
+
+/// Runs `openssl speed` for the primitives DKIM uses and reads its summary lines.
+struct OpenSSLSpeed {
+    var sha256BytesPerSecond: Double?
+    var verifiesPerSecond: [String: Double] = [:]
+
+    static func measure() -> OpenSSLSpeed {
+        var result = OpenSSLSpeed()
+        let output = run(["speed", "-seconds", "1", "-bytes", "16384", "sha256"])
+        // "sha256   123456.78k" — the figure is in thousands of bytes per second.
+        for line in output.split(separator: "\n") where line.hasPrefix("sha256") {
+            if let last = line.split(separator: " ").last, last.hasSuffix("k"), let value = Double(last.dropLast()) {
+                result.sha256BytesPerSecond = value * 1000
+            }
+        }
+        let signatures = run(["speed", "-seconds", "1", "rsa1024", "rsa2048", "ed25519"])
+        for line in signatures.split(separator: "\n") {
+            let fields = line.split(separator: " ").map(String.init)
+            if fields.first == "rsa", fields.count >= 7, let bits = fields.dropFirst().first, let verify = Double(fields[6]) {
+                result.verifiesPerSecond["rsa" + bits] = verify
+            }
+            // " 253 bits EdDSA (Ed25519)   0.0000s   0.0001s  30000.0   10000.0"
+            if line.contains("Ed25519"), let verify = fields.last.flatMap(Double.init) {
+                result.verifiesPerSecond["ed25519"] = verify
+            }
+        }
+        return result
+    }
+
+    private static func run(_ arguments: [String]) -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        do { try process.run() } catch { return "" }
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+}
