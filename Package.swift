@@ -91,6 +91,7 @@ let package = Package(
         .testTarget(
             name: "GatewayIntegrationTests",
             dependencies: ["DKIM", "DNS", "MailMessage", "Markup", "Reservations", "TestSupport"],
+            exclude: ["Scripts"],
             swiftSettings: strictSettings
         ),
     ]
