@@ -172,7 +172,9 @@ package enum Charset {
     /// Charsets whose bytes 0x00–0x7F are ASCII, so all-ASCII input decodes as itself. (Not UTF-7,
     /// UTF-16/32, the ISO-2022 family, HZ or EBCDIC: those go through iconv.)
     private static func isASCIICompatible(_ name: String) -> Bool {
-        for prefix in ["ISO-8859-", "WINDOWS-", "KOI8-", "CP9", "CP874", "CP125", "GB18030", "BIG5", "EUC-", "MACINTOSH"]
+        for prefix in [
+            "ISO-8859-", "WINDOWS-", "KOI8-", "CP9", "CP874", "CP125", "GB18030", "BIG5", "EUC-", "MACINTOSH",
+        ]
         where name.hasPrefix(prefix) {
             return true
         }

@@ -42,7 +42,9 @@ package enum EncodedWords {
                 continue
             }
             let between = bytes[plainStart..<index]
-            let onlyWhitespace = between.allSatisfy { $0 == .space || $0 == .tab || $0 == .carriageReturn || $0 == .lineFeed }
+            let onlyWhitespace = between.allSatisfy {
+                $0 == .space || $0 == .tab || $0 == .carriageReturn || $0 == .lineFeed
+            }
             if pending != nil && onlyWhitespace {
                 // Adjacent encoded words: the whitespace between them is not part of the text (§6.2).
                 if pending?.charset.lowercased() != word.charset.lowercased() { flushPending() }
@@ -64,7 +66,9 @@ package enum EncodedWords {
     }
 
     /// Parses `=?charset?encoding?text?=` at `start`; nil when it is not a well-formed word.
-    private static func parseWord(_ bytes: ArraySlice<UInt8>, at start: Int) -> (charset: String, bytes: [UInt8], end: Int)? {
+    private static func parseWord(_ bytes: ArraySlice<UInt8>, at start: Int) -> (
+        charset: String, bytes: [UInt8], end: Int
+    )? {
         let limit = min(bytes.endIndex, start + maximumWordLength)
         var index = start + 2
         let charsetStart = index
@@ -129,6 +133,7 @@ package enum EncodedWords {
     private static func sanitized(_ text: String) -> String {
         guard text.utf8.contains(where: { $0 == .carriageReturn || $0 == .lineFeed || $0 == 0 }) else { return text }
         return String(
-            decoding: text.utf8.map { $0 == .carriageReturn || $0 == .lineFeed || $0 == 0 ? .space : $0 }, as: UTF8.self)
+            decoding: text.utf8.map { $0 == .carriageReturn || $0 == .lineFeed || $0 == 0 ? .space : $0 }, as: UTF8.self
+        )
     }
 }

@@ -35,7 +35,8 @@ package struct MIMEParameters: Sendable, Hashable {
             }
             guard !scanner.isAtEnd else { break }
             let nameBytes = scanner.run { byte in
-                byte != .equalsSign && byte != .semicolon && byte != UInt8(ascii: "(") && !FieldScanner.isWhitespace(byte)
+                byte != .equalsSign && byte != .semicolon && byte != UInt8(ascii: "(")
+                    && !FieldScanner.isWhitespace(byte)
             }
             scanner.skipCFWS()
             guard scanner.current == .equalsSign, !nameBytes.isEmpty else {
@@ -132,7 +133,8 @@ package struct MIMEParameters: Sendable, Hashable {
         while index < value.endIndex {
             let byte = value[index]
             if byte == UInt8(ascii: "%"), index + 2 < value.endIndex,
-                let high = QuotedPrintable.hexValue(value[index + 1]), let low = QuotedPrintable.hexValue(value[index + 2])
+                let high = QuotedPrintable.hexValue(value[index + 1]),
+                let low = QuotedPrintable.hexValue(value[index + 2])
             {
                 output.append(high << 4 | low)
                 index += 3

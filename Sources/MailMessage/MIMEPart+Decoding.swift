@@ -35,7 +35,8 @@ extension MIMEPart {
                 warnings.append(
                     MIMEWarning(
                         code: MIMEWarning.Code.malformedEncoding, path: path,
-                        message: "base64 body with bytes outside the alphabet or a broken last quantum; they were skipped"))
+                        message:
+                            "base64 body with bytes outside the alphabet or a broken last quantum; they were skipped"))
             }
             return DecodedBody(bytes: decoded.bytes[...], truncated: decoded.truncated, warnings: warnings)
         }
@@ -53,7 +54,8 @@ extension MIMEPart {
             warnings.append(
                 MIMEWarning(
                     code: MIMEWarning.Code.unknownTransferEncoding, path: path,
-                    message: "unknown Content-Transfer-Encoding \(Self.clipped(encoding.name)); the body is read as it is"))
+                    message:
+                        "unknown Content-Transfer-Encoding \(Self.clipped(encoding.name)); the body is read as it is"))
         }
         let truncated = body.count > limit
         return DecodedBody(bytes: truncated ? body.prefix(limit) : body, truncated: truncated, warnings: warnings)
@@ -71,6 +73,8 @@ extension MIMEPart {
         var label = contentType.charset
         if label == nil && contentType.type == "text" && contentType.subtype == "html" {
             label = Self.sniffedHTMLCharset(body.bytes)
+        } else if label == nil && (contentType.subtype == "json" || contentType.subtype.hasSuffix("+json")) {
+            label = "utf-8"  // JSON text is UTF-8 (RFC 8259 §8.1)
         }
         let decoded = Charset.decode(body.bytes, charset: label)
         if decoded.unknownCharset {
@@ -95,7 +99,8 @@ extension MIMEPart {
     }
 
     /// The charset a `<meta>` element declares in the first 1024 bytes of an HTML document, if any:
-    /// the value after the first `charset=` inside a `<meta` tag.
+    /// the value after the first `charset=` inside a `<meta` tag. A UTF-16 declaration means UTF-8
+    /// (HTML §13.2.3.2: bytes that reached the prescan are not UTF-16).
     static func sniffedHTMLCharset(_ bytes: ArraySlice<UInt8>) -> String? {
         let head = Array(bytes.prefix(1024))
         let lowered = head.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
@@ -127,7 +132,8 @@ extension MIMEPart {
                         value += 1
                     }
                     guard value > start else { break }
-                    return String(decoding: lowered[start..<value], as: UTF8.self)
+                    let label = String(decoding: lowered[start..<value], as: UTF8.self)
+                    return label.hasPrefix("utf-16") ? "utf-8" : label
                 }
                 cursor += 1
             }

@@ -77,7 +77,8 @@ struct MIMETreeBuilder {
         if contentTypeIsMalformed {
             warn(MIMEWarning.Code.malformedContentType, path, "Content-Type has no type/subtype; read as text/plain")
         }
-        let encoding = fields.first { $0.lowercasedName == "content-transfer-encoding" }
+        let encoding =
+            fields.first { $0.lowercasedName == "content-transfer-encoding" }
             .map { ContentTransferEncoding(parsing: $0.unfoldedBytes[...]) } ?? .sevenBit
         let disposition = fields.first { $0.lowercasedName == "content-disposition" }
             .flatMap { ContentDisposition(parsing: $0.unfoldedBytes[...]) }
@@ -91,7 +92,8 @@ struct MIMETreeBuilder {
                 if !encoding.isIdentity {
                     warn(
                         MIMEWarning.Code.encodedMultipart, path,
-                        "a multipart with Content-Transfer-Encoding \(clipped(encoding.name)) (RFC 2045 §6.4 allows only 7bit, 8bit, binary); encoding ignored"
+                        "a multipart with Content-Transfer-Encoding \(clipped(encoding.name)) (RFC 2045 §6.4 "
+                            + "allows only 7bit, 8bit, binary); encoding ignored"
                     )
                 }
                 children = multipartChildren(
@@ -113,11 +115,18 @@ struct MIMETreeBuilder {
         body: ArraySlice<UInt8>, encoding: ContentTransferEncoding, path: String, depth: Int
     ) -> MIMEPart {
         var content = body
+        var truncated = false
         if encoding == .base64 {
-            content = RawMessage.normalizingLineEndings(Base64.decode(body, limit: maxDecodedBytesPerPart).bytes)[...]
+            let decoded = Base64.decode(body, limit: maxDecodedBytesPerPart)
+            content = RawMessage.normalizingLineEndings(decoded.bytes)[...]
+            truncated = decoded.truncated
         } else if encoding == .quotedPrintable {
-            content = RawMessage.normalizingLineEndings(
-                QuotedPrintable.decode(body, limit: maxDecodedBytesPerPart).bytes)[...]
+            let decoded = QuotedPrintable.decode(body, limit: maxDecodedBytesPerPart)
+            content = RawMessage.normalizingLineEndings(decoded.bytes)[...]
+            truncated = decoded.truncated
+        }
+        if truncated {
+            warn(MIMEWarning.Code.partTooLarge, path, "attached message cut at \(maxDecodedBytesPerPart) decoded bytes")
         }
         let (fields, bodyStart) = RawMessage.parseHeaderSection(content)
         return entity(
@@ -139,7 +148,8 @@ struct MIMETreeBuilder {
             let wanted = max(0, maxParts - partCount) + 2
             let found = MIMETreeBuilder.delimiters(in: body, boundary: Array(boundary.utf8), maxCount: wanted)
             if found.lines.isEmpty {
-                warn(MIMEWarning.Code.boundaryNotFound, path, "the boundary never appears; the body is read as one part")
+                warn(
+                    MIMEWarning.Code.boundaryNotFound, path, "the boundary never appears; the body is read as one part")
                 ranges = [body.indices]
             } else {
                 var closed = false
@@ -168,7 +178,9 @@ struct MIMETreeBuilder {
                 }
             }
         } else {
-            warn(MIMEWarning.Code.missingBoundary, path, "multipart without a boundary parameter; the body is read as one part")
+            warn(
+                MIMEWarning.Code.missingBoundary, path,
+                "multipart without a boundary parameter; the body is read as one part")
             ranges = [body.indices]
         }
 
@@ -259,7 +271,9 @@ struct MIMETreeBuilder {
                             contentStart = count
                         } else if buffer[cursor] == .lineFeed {
                             contentStart = cursor + 1
-                        } else if buffer[cursor] == .carriageReturn && cursor + 1 < count && buffer[cursor + 1] == .lineFeed {
+                        } else if buffer[cursor] == .carriageReturn && cursor + 1 < count
+                            && buffer[cursor + 1] == .lineFeed
+                        {
                             contentStart = cursor + 2
                         }
                         if let contentStart {
@@ -270,11 +284,14 @@ struct MIMETreeBuilder {
                             let offset = body.startIndex
                             lines.append(
                                 DelimiterLine(
-                                    lineStart: offset + lineStart, contentStart: offset + contentStart, isClose: isClose))
+                                    lineStart: offset + lineStart, contentStart: offset + contentStart, isClose: isClose
+                                ))
                             if isClose { return }
                         }
                     }
-                    guard let lineFeed = memchr(base + lineStart, Int32(UInt8.lineFeed), count - lineStart) else { return }
+                    guard let lineFeed = memchr(base + lineStart, Int32(UInt8.lineFeed), count - lineStart) else {
+                        return
+                    }
                     lineStart = UnsafeRawPointer(base).distance(to: UnsafeRawPointer(lineFeed)) + 1
                 }
             }

@@ -93,9 +93,10 @@ struct AddressListParser {
         var addresses: [MailAddress] = []
         while index < tokens.count && addresses.count < MailAddress.maximumAddressesPerField {
             // Empty list elements, group ends and stray closers (RFC 5322 §4.4 obs-addr-list).
-            if case .special(let byte) = current, byte == UInt8(ascii: ",") || byte == .semicolon
-                || byte == UInt8(ascii: ">") || byte == UInt8(ascii: ")") || byte == UInt8(ascii: "]")
-                || byte == .backslash
+            if case .special(let byte) = current,
+                byte == UInt8(ascii: ",") || byte == .semicolon
+                    || byte == UInt8(ascii: ">") || byte == UInt8(ascii: ")") || byte == UInt8(ascii: "]")
+                    || byte == .backslash
             {
                 index += 1
                 continue
@@ -161,7 +162,9 @@ struct AddressListParser {
     /// Reads `[route:] local@domain >` after a `<`, and what follows up to the next separator.
     private mutating func angleAddress(displayName phrase: ArraySlice<Token>) -> MailAddress? {
         let start = index
-        while let token = current, !isSpecial(token, UInt8(ascii: ">")), !isListSeparator(token) || isInRoute(from: start) {
+        while let token = current, !isSpecial(token, UInt8(ascii: ">")),
+            !isListSeparator(token) || isInRoute(from: start)
+        {
             index += 1
         }
         var inside = tokens[start..<index]

@@ -67,7 +67,9 @@ package enum QuotedPrintable {
                     // of the input it is trailing whitespace.
                     var contentEnd = to
                     if to == end {
-                        while contentEnd > lineStart && (source[contentEnd - 1] == .space || source[contentEnd - 1] == .tab) {
+                        while contentEnd > lineStart
+                            && (source[contentEnd - 1] == .space || source[contentEnd - 1] == .tab)
+                        {
                             contentEnd -= 1
                         }
                     }
@@ -87,9 +89,10 @@ package enum QuotedPrintable {
         }
 
         while index < end {
-            let equals = memchr(source + index, Int32(UInt8.equalsSign), end - index).map {
-                UnsafeRawPointer(source).distance(to: UnsafeRawPointer($0))
-            } ?? end
+            let equals =
+                memchr(source + index, Int32(UInt8.equalsSign), end - index).map {
+                    UnsafeRawPointer(source).distance(to: UnsafeRawPointer($0))
+                } ?? end
             guard copyPlain(index, equals) else { return written }
             index = equals
             guard index < end else { break }

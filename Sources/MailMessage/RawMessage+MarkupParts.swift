@@ -22,7 +22,8 @@ extension RawMessage {
                 result.warnings.append(
                     MIMEWarning(
                         code: MIMEWarning.Code.totalTooLarge, path: part.path,
-                        message: "decoded parts exceed \(configuration.maxDecodedBytesTotal) bytes; this part was not decoded"))
+                        message: "decoded parts exceed \(configuration.maxDecodedBytesTotal) bytes; part not decoded"
+                    ))
                 break
             }
             let limit = min(perPart, remaining)

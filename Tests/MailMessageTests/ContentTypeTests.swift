@@ -21,7 +21,8 @@ import Testing
     }
 
     @Test func unquotedValuesWithTSpecialsAsSendersWriteThem() throws {
-        let type = try #require(ContentType(parsing: "multipart/mixed; boundary=----=_NextPart_000_0012_01D9A1B2.3C4D5E60"))
+        let type = try #require(
+            ContentType(parsing: "multipart/mixed; boundary=----=_NextPart_000_0012_01D9A1B2.3C4D5E60"))
         #expect(type.boundary == "----=_NextPart_000_0012_01D9A1B2.3C4D5E60")
     }
 
@@ -56,8 +57,8 @@ import Testing
         // RFC 2231 §3, the sections given out of order.
         let type = try #require(
             ContentType(
-                parsing:
-                    "message/external-body; access-type=URL;\r\n URL*1=\"cs.utk.edu/pub/moore/bulk-mailer/bulk-mailer.tar\";\r\n URL*0=\"ftp://\""
+                parsing: "message/external-body; access-type=URL;\r\n"
+                    + " URL*1=\"cs.utk.edu/pub/moore/bulk-mailer/bulk-mailer.tar\";\r\n URL*0=\"ftp://\""
             ))
         #expect(type.parameters["url"] == "ftp://cs.utk.edu/pub/moore/bulk-mailer/bulk-mailer.tar")
         #expect(type.parameters["access-type"] == "URL")
@@ -67,8 +68,8 @@ import Testing
         // RFC 2231 §4.1: encoded and plain sections mixed; the charset of section 0 covers all.
         let type = try #require(
             ContentType(
-                parsing:
-                    "application/pdf; title*0*=iso-8859-1'fr'R%E9servation%20;\r\n title*1=\"n\";\r\n title*2*=%B0%2042.pdf"
+                parsing: "application/pdf; title*0*=iso-8859-1'fr'R%E9servation%20;\r\n"
+                    + " title*1=\"n\";\r\n title*2*=%B0%2042.pdf"
             ))
         #expect(type.parameters["title"] == "Réservation n° 42.pdf")
     }
@@ -76,7 +77,8 @@ import Testing
     @Test func rfc2231UTF8FilenameAndPlainFallback() throws {
         let disposition = try #require(
             ContentDisposition(
-                parsing: Array("attachment; filename=\"fallback.pdf\"; filename*=UTF-8''%E2%82%AC%20invoice.pdf".utf8)[...]
+                parsing: Array("attachment; filename=\"fallback.pdf\"; filename*=UTF-8''%E2%82%AC%20invoice.pdf".utf8)[
+                    ...]
             ))
         #expect(disposition.isAttachment)
         #expect(disposition.filename == "€ invoice.pdf")

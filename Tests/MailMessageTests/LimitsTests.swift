@@ -28,7 +28,9 @@ import Testing
 
     @Test func thousandLevelNestingBombIsCutAtMaxDepth() throws {
         var text = "From: a@example.com\r\nContent-Type: multipart/mixed; boundary=\"b0\"\r\n\r\n"
-        for level in 1..<1000 { text += "--b\(level - 1)\r\nContent-Type: multipart/mixed; boundary=\"b\(level)\"\r\n\r\n" }
+        for level in 1..<1000 {
+            text += "--b\(level - 1)\r\nContent-Type: multipart/mixed; boundary=\"b\(level)\"\r\n\r\n"
+        }
         text += "--b999\r\nContent-Type: text/html\r\n\r\n<p>deep</p>\r\n"
         let message = try RawMessage(text)
         let (tree, elapsed) = timed { message.mimeTree() }
@@ -52,8 +54,11 @@ import Testing
 
     @Test func depthIsCappedEvenWhenConfiguredHigher() throws {
         var text = "Content-Type: multipart/mixed; boundary=\"b0\"\r\n\r\n"
-        for level in 1..<1000 { text += "--b\(level - 1)\r\nContent-Type: multipart/mixed; boundary=\"b\(level)\"\r\n\r\n" }
-        let tree = try RawMessage(text).mimeTree(configuration: MIMETree.Configuration(maxParts: 100_000, maxDepth: 100_000))
+        for level in 1..<1000 {
+            text += "--b\(level - 1)\r\nContent-Type: multipart/mixed; boundary=\"b\(level)\"\r\n\r\n"
+        }
+        let tree = try RawMessage(text).mimeTree(
+            configuration: MIMETree.Configuration(maxParts: 100_000, maxDepth: 100_000))
         #expect(tree.parts.map(\.depth).max() == MIMETree.Configuration.depthCeiling)
     }
 
@@ -85,7 +90,8 @@ import Testing
         while html.count < 5 << 20 { html += row }
         let encoded = Self.base64Lines(html)
         let message = try RawMessage(
-            bytes: utf8("Content-Type: text/html; charset=utf-8\r\nContent-Transfer-Encoding: base64\r\n\r\n") + encoded)
+            bytes: utf8("Content-Type: text/html; charset=utf-8\r\nContent-Transfer-Encoding: base64\r\n\r\n") + encoded
+        )
         let (markup, elapsed) = timed { message.markupParts() }
         let part = try #require(markup.parts.first)
         #expect(part.text.utf8.count == html.count)
@@ -96,11 +102,13 @@ import Testing
 
     @Test func largeQuotedPrintableLatin1PartDecodesQuickly() throws {
         let line = "<p>R=E9servation confirm=E9e au caf=E9, total =8042 =93ok=94</p>=\r\n"
-        let text = "Content-Type: text/html; charset=windows-1252\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n"
+        let text =
+            "Content-Type: text/html; charset=windows-1252\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n"
             + String(repeating: line, count: 40_000)  // about 2.7 MB, one escape in ten bytes
         let message = try RawMessage(text)
         let (markup, elapsed) = timed { message.markupParts() }
-        #expect(markup.parts.first?.text.hasPrefix("<p>Réservation confirmée au café, total €42 “ok”</p><p>") == true)
+        let expected = "<p>Réservation confirmée au café, total €42 “ok”</p><p>"
+        #expect(markup.parts.first?.text.hasPrefix(expected) == true)
         #expect(elapsed < .seconds(2), "decoding took \(elapsed)")
     }
 
@@ -128,6 +136,9 @@ import Testing
     /// Base64 in 76-column CRLF lines, as MIME senders write it (Foundation's encoder, so the fixture
     /// is quick to build in a debug test run).
     static func base64Lines(_ bytes: [UInt8]) -> [UInt8] {
-        Array(Data(bytes).base64EncodedData(options: [.lineLength76Characters, .endLineWithCarriageReturn, .endLineWithLineFeed]))
+        Array(
+            Data(bytes).base64EncodedData(options: [
+                .lineLength76Characters, .endLineWithCarriageReturn, .endLineWithLineFeed,
+            ]))
     }
 }

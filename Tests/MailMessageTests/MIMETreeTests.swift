@@ -72,7 +72,9 @@ import Testing
 
     @Test func delimiterLinesMayHaveTrailingWhitespaceAndBareLF() throws {
         let message = try RawMessage(
-            "Content-Type: multipart/alternative; boundary=b\n\n--b \t\nContent-Type: text/plain\n\none\n--b\t\n\ntwo\n--b-- \n")
+            "Content-Type: multipart/alternative; boundary=b\n\n"
+                + "--b \t\nContent-Type: text/plain\n\none\n--b\t\n\ntwo\n--b-- \n"
+        )
         let tree = message.mimeTree()
         #expect(tree.root.children.map { Array($0.body) } == [utf8("one"), utf8("two")])
         #expect(tree.root.children[1].headerFields.isEmpty)
@@ -124,7 +126,8 @@ import Testing
 
     @Test func digestPartsDefaultToMessageRFC822() throws {
         let message = try RawMessage(
-            "Content-Type: multipart/digest; boundary=d\r\n\r\n--d\r\n\r\nFrom: x@example.com\r\nSubject: one\r\n\r\nfirst\r\n"
+            "Content-Type: multipart/digest; boundary=d\r\n\r\n"
+                + "--d\r\n\r\nFrom: x@example.com\r\nSubject: one\r\n\r\nfirst\r\n"
                 + "--d\r\nContent-Type: text/plain\r\n\r\nnot a message\r\n--d--\r\n")
         let tree = message.mimeTree()
         let first = tree.root.children[0]
@@ -154,7 +157,9 @@ import Testing
     @Test func base64EncodedAttachedMessageIsDecodedFirst() throws {
         // "Subject: inner\n\n<p>x</p>\n" in base64, bare LFs inside.
         let message = try RawMessage(
-            "Content-Type: message/rfc822\r\nContent-Transfer-Encoding: base64\r\n\r\nU3ViamVjdDogaW5uZXIKCjxwPng8L3A+Cg==\r\n")
+            "Content-Type: message/rfc822\r\nContent-Transfer-Encoding: base64\r\n\r\n"
+                + "U3ViamVjdDogaW5uZXIKCjxwPng8L3A+Cg==\r\n"
+        )
         let inner = try #require(message.mimeTree().root.children.first)
         #expect(inner.path == "1.1")
         #expect(inner.fields(named: "subject").first?.unfoldedValue == "inner")
@@ -170,7 +175,9 @@ import Testing
 
     @Test func encodedMultipartIsSplitAnyway() throws {
         let message = try RawMessage(
-            "Content-Type: multipart/mixed; boundary=b\r\nContent-Transfer-Encoding: base64\r\n\r\n--b\r\n\r\nx\r\n--b--\r\n")
+            "Content-Type: multipart/mixed; boundary=b\r\nContent-Transfer-Encoding: base64\r\n\r\n"
+                + "--b\r\n\r\nx\r\n--b--\r\n"
+        )
         let tree = message.mimeTree()
         #expect(tree.root.children.count == 1)
         #expect(tree.warnings.codes == [MIMEWarning.Code.encodedMultipart])

@@ -22,7 +22,9 @@ import Testing
     @Test func encodedWordDisplayNamesBAndQ() {
         let list = MailAddress.list(
             parsing: "=?UTF-8?B?SsO2cmc=?= <joerg@example.de>, =?iso-8859-1?Q?Andr=E9?= Pirard <pirard@example.be>,"
-                + " \"=?utf-8?Q?Caf=C3=A9?= Team\" <team@example.fr>, =?utf-8?q?Z=C3=BC?= =?iso-8859-2?q?=B1?= <x@example.pl>")
+                + " \"=?utf-8?Q?Caf=C3=A9?= Team\" <team@example.fr>,"
+                + " =?utf-8?q?Z=C3=BC?= =?iso-8859-2?q?=B1?= <x@example.pl>"
+        )
         #expect(list.map(\.displayName) == ["Jörg", "André Pirard", "Café Team", "Züą"])
         #expect(list.map(\.address) == ["joerg@example.de", "pirard@example.be", "team@example.fr", "x@example.pl"])
     }
@@ -42,8 +44,8 @@ import Testing
     @Test func commentsAreSkippedAndNameALoneMailbox() {
         // RFC 5322 Appendix A.5.
         let list = MailAddress.list(
-            parsing:
-                "Pete(A nice \\) chap) <pete(his account)@silly.test(his host)>, jdoe@example.org (John Doe), (x) <y@z.test>"
+            parsing: "Pete(A nice \\) chap) <pete(his account)@silly.test(his host)>,"
+                + " jdoe@example.org (John Doe), (x) <y@z.test>"
         )
         #expect(list.map(\.address) == ["pete@silly.test", "jdoe@example.org", "y@z.test"])
         #expect(list.map(\.displayName) == ["Pete", "John Doe", nil])
@@ -80,9 +82,10 @@ import Testing
     }
 
     @Test func malformedInputNeverTraps() {
-        for value in ["<", ">", "@", "<@>", "a@", "@b", "\"unterminated", "(unterminated", "<a@b", "a@b>", "::;;,,<<>>@@",
-            "[", "\\", "x:<y@z"]
-        {
+        for value in [
+            "<", ">", "@", "<@>", "a@", "@b", "\"unterminated", "(unterminated", "<a@b", "a@b>", "::;;,,<<>>@@",
+            "[", "\\", "x:<y@z",
+        ] {
             _ = MailAddress.list(parsing: value)
         }
         #expect(MailAddress.list(parsing: "<a@b").map(\.address) == ["a@b"])

@@ -101,8 +101,16 @@ import Testing
 
     @Test func iso88591LabelWithWindows1252Bytes() throws {
         let bytes = latin1(
-            "Content-Type: text/html; charset=iso-8859-1\r\nContent-Transfer-Encoding: 8bit\r\n\r\n\u{93}x\u{94} \u{80}")
+            "Content-Type: text/html; charset=iso-8859-1\r\nContent-Transfer-Encoding: 8bit\r\n\r\n\u{93}x\u{94} \u{80}"
+        )
         #expect(try RawMessage(bytes: bytes).markupParts().parts.first?.text == "“x” €")
+    }
+
+    @Test func metaCharsetUTF16MeansUTF8() {
+        let html = utf8("<html><head><meta charset=\"UTF-16LE\">")
+        #expect(MIMEPart.sniffedHTMLCharset(html[...]) == "utf-8")
+        #expect(MIMEPart.sniffedHTMLCharset(utf8("<meta charset=shift_jis>")[...]) == "shift_jis")
+        #expect(MIMEPart.sniffedHTMLCharset(utf8("<p>charset=koi8-r</p>")[...]) == nil)
     }
 
     @Test func htmlWithoutCharsetUsesMetaCharset() throws {
@@ -112,6 +120,14 @@ import Testing
         let part = try #require(try RawMessage(bytes: bytes).markupParts().parts.first)
         #expect(part.text.hasSuffix("<body>€</body></html>"))
         #expect(part.charset == "ISO-8859-15")
+    }
+
+    @Test func jsonLDWithoutCharsetIsUTF8() throws {
+        let message = try RawMessage("Content-Type: application/ld+json\r\n\r\n{\"name\": \"Café\"}")
+        let markup = message.markupParts()
+        #expect(markup.parts.map(\.text) == ["{\"name\": \"Café\"}"])
+        #expect(markup.parts.map(\.kind) == [.jsonLD])
+        #expect(markup.warnings.isEmpty)
     }
 
     @Test func htmlWithoutCharsetWithUTF8BytesIsUTF8WithWarning() throws {
@@ -192,7 +208,8 @@ import Testing
         let message = try RawMessage(
             "Content-Type: multipart/alternative; boundary=\"b1\"\r\n\r\n"
                 + "--b1\r\nContent-Type: text/plain\r\n\r\ntext\r\n"
-                + "--b1\r\nContent-Type: text/html; charset=utf-8\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n"
+                + "--b1\r\nContent-Type: text/html; charset=utf-8\r\n"
+                + "Content-Transfer-Encoding: quoted-printable\r\n\r\n"
                 + "<p>caf=C3=A9</p>\r\n")
         let markup = message.markupParts()
         #expect(markup.parts.map(\.text) == ["<p>café</p>\r\n"])

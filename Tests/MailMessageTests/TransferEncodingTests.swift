@@ -67,7 +67,8 @@ import Testing
             let chunk = Array(all[index..<min(index + 3, all.count)])
             let value = chunk.enumerated().reduce(0) { $0 | Int($1.element) << (16 - 8 * $1.offset) }
             for position in 0..<4 {
-                encoded.append(position <= chunk.count ? alphabet[(value >> (18 - 6 * position)) & 63] : UInt8(ascii: "="))
+                encoded.append(
+                    position <= chunk.count ? alphabet[(value >> (18 - 6 * position)) & 63] : UInt8(ascii: "="))
             }
             index += 3
             if encoded.count % 78 == 76 { encoded += utf8("\r\n") }
