@@ -68,7 +68,12 @@ let package = Package(
             dependencies: ["Reservations", "Markup", "MailMessage", "TestSupport"],
             swiftSettings: strictSettings
         ),
-        .testTarget(name: "StoreTests", dependencies: ["Store", "TestSupport"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "StoreTests",
+            // GRDB directly, to craft foreign and newer databases the store must refuse.
+            dependencies: ["Store", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "GatewayIntegrationTests",
             dependencies: ["DKIM", "DNS", "MailMessage", "Markup", "Reservations", "TestSupport"],

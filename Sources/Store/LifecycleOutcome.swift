@@ -11,8 +11,9 @@ package enum LifecycleOutcome: Hashable, Sendable {
     /// Older than what is stored (an earlier `modifiedTime`, or a confirmation of a cancelled reservation that is
     /// not newer than its cancellation): not applied.
     case stale
-    /// `count` records were marked cancelled. A minimal cancellation that finds no item of its reservation reports
-    /// 0: it is kept so that an older confirmation arriving later is stale.
+    /// `count` live records were marked cancelled. A cancellation that arrives before anything it cancels reports
+    /// 0: it is kept as a cancelled record, so that a confirmation arriving later without a newer `modifiedTime` is
+    /// stale instead of reviving the booking.
     case cancelled(count: Int)
 
     /// The outcome's stable name: `created`, `updated`, `unchanged`, `stale` or `cancelled`.

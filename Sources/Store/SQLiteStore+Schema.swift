@@ -149,10 +149,15 @@ extension SQLiteStore {
         do {
             state = try pool.read { db in
                 let applicationID = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
+                // GRDB creates `grdb_migrations` before the first migration's transaction: a file with only that
+                // table is being migrated by another process right now, it is not a foreign database.
                 let tableCount =
                     try Int.fetchOne(
-                        db, sql: "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
-                    ?? 0
+                        db,
+                        sql: """
+                            SELECT count(*) FROM sqlite_master
+                            WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name != 'grdb_migrations'
+                            """) ?? 0
                 let hasMigrations = try db.tableExists("grdb_migrations")
                 let superseded = hasMigrations ? try migrator.hasBeenSuperseded(db) : false
                 let applied = hasMigrations ? try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") : []
