@@ -85,7 +85,11 @@ extension SQLiteStore {
         guard let channelValue = IngestionChannel(rawValue: channel),
             let verdictValue = DecisionLogEntry.Verdict(rawValue: verdict)
         else {
-            throw StoreError(code: .corrupt, reason: "a decision log entry has the unknown channel or verdict \(channel)/\(verdict); upgrade the gateway")
+            throw StoreError(
+                code: .corrupt,
+                reason:
+                    "a decision log entry has the unknown channel or verdict \(channel)/\(verdict); upgrade the gateway"
+            )
         }
         let outcomes: String = try column(row, 10)
         return DecisionLogEntry(
@@ -111,7 +115,12 @@ extension SQLiteStore {
         try checkList(entry.codes, "codes")
         try checkList(entry.flags, "flags")
         guard entry.reservations.count <= configuration.limits.maximumBatchCount else {
-            throw StoreError(code: .invalidArgument, reason: "a decision log entry lists \(entry.reservations.count) reservations, over the limit of \(configuration.limits.maximumBatchCount)")
+            throw StoreError(
+                code: .invalidArgument,
+                reason:
+                    "a decision log entry lists \(entry.reservations.count) reservations, over the limit "
+                    + "of \(configuration.limits.maximumBatchCount)"
+            )
         }
         for record in entry.reservations { try checkField(record.itemReference, "itemReference") }
     }

@@ -74,7 +74,8 @@ extension SQLiteStore {
             if let name {
                 return try Row.fetchAll(
                     db.cachedStatement(
-                        sql: "SELECT \(columns) FROM registered_domain_change WHERE domain = ? ORDER BY id DESC LIMIT ?"),
+                        sql: "SELECT \(columns) FROM registered_domain_change WHERE domain = ? ORDER BY id DESC LIMIT ?"
+                    ),
                     arguments: [name, limit]
                 ).map(Self.domainChange)
             }
@@ -114,7 +115,8 @@ extension SQLiteStore {
 
     static func domainStatus(_ raw: String) throws -> RegisteredDomain.Status {
         guard let status = RegisteredDomain.Status(rawValue: raw) else {
-            throw StoreError(code: .corrupt, reason: "a registry entry has the unknown status \(raw); upgrade the gateway")
+            throw StoreError(
+                code: .corrupt, reason: "a registry entry has the unknown status \(raw); upgrade the gateway")
         }
         return status
     }

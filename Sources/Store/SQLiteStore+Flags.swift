@@ -42,7 +42,9 @@ extension SQLiteStore {
                     """
             ).execute(arguments: arguments)
             try db.cachedStatement(
-                sql: "INSERT INTO developer_flag_change (name, enabled, expires_at, set_by, set_at) VALUES (?, ?, ?, ?, ?)"
+                sql:
+                    "INSERT INTO developer_flag_change (name, enabled, expires_at, set_by, set_at) "
+                    + "VALUES (?, ?, ?, ?, ?)"
             ).execute(arguments: arguments)
             return state
         }

@@ -7,7 +7,9 @@ extension SQLiteStore {
     ) async throws -> SpooledMessage {
         let limit = configuration.limits.maximumSpooledMessageBytes
         guard message.count <= limit else {
-            throw StoreError(code: .invalidArgument, reason: "a message of \(message.count) bytes is over the spool limit of \(limit); refuse it at intake")
+            throw StoreError(
+                code: .invalidArgument,
+                reason: "a message of \(message.count) bytes is over the spool limit of \(limit); refuse it at intake")
         }
         try checkField(owner, "owner")
         try checkField(reasonCode, "reasonCode")
@@ -93,7 +95,8 @@ extension SQLiteStore {
     static func spooledMessage(_ row: Row) throws -> SpooledMessage {
         let channel: String = try column(row, 2)
         guard let channelValue = IngestionChannel(rawValue: channel) else {
-            throw StoreError(code: .corrupt, reason: "a spooled message has the unknown channel \(channel); upgrade the gateway")
+            throw StoreError(
+                code: .corrupt, reason: "a spooled message has the unknown channel \(channel); upgrade the gateway")
         }
         return SpooledMessage(
             id: try column(row, 0),

@@ -23,7 +23,12 @@ extension SQLiteStore {
         containerReference: String, itemReferences: [String], owner: String, sourceDomain: String?
     ) async throws -> [StoredReservation] {
         guard itemReferences.count <= configuration.limits.maximumLookupReferences else {
-            throw StoreError(code: .invalidArgument, reason: "a lookup named \(itemReferences.count) item references, over the limit of \(configuration.limits.maximumLookupReferences); look up fewer at a time")
+            throw StoreError(
+                code: .invalidArgument,
+                reason:
+                    "a lookup named \(itemReferences.count) item references, over the limit of "
+                    + "\(configuration.limits.maximumLookupReferences); look up fewer at a time"
+            )
         }
         var sql = "SELECT \(Self.reservationColumns) FROM reservation WHERE owner = ? AND container_reference = ?"
         var arguments: StatementArguments = [owner, containerReference]
@@ -32,7 +37,9 @@ extension SQLiteStore {
             _ = arguments.append(contentsOf: [Self.normalizedDomain(sourceDomain)])
         }
         if !itemReferences.isEmpty {
-            sql += " AND item_reference IN (" + Array(repeating: "?", count: itemReferences.count).joined(separator: ",") + ")"
+            sql +=
+                " AND item_reference IN (" + Array(repeating: "?", count: itemReferences.count).joined(separator: ",")
+                + ")"
             _ = arguments.append(contentsOf: StatementArguments(itemReferences))
         }
         sql += " ORDER BY item_reference, source_domain, id"
@@ -46,7 +53,8 @@ extension SQLiteStore {
     package func list(owner: String) async throws -> [StoredReservation] {
         try await reading("reservation list") { db in
             try Row.fetchAll(
-                db.cachedStatement(sql: "SELECT \(Self.reservationColumns) FROM reservation WHERE owner = ? ORDER BY id"),
+                db.cachedStatement(
+                    sql: "SELECT \(Self.reservationColumns) FROM reservation WHERE owner = ? ORDER BY id"),
                 arguments: [owner]
             ).map(Self.storedReservation)
         }
@@ -117,7 +125,9 @@ extension SQLiteStore {
 
         let existing = try Row.fetchOne(
             db.cachedStatement(
-                sql: "SELECT \(keyedColumns) FROM reservation WHERE owner = ? AND source_domain = ? AND item_reference = ?"
+                sql:
+                    "SELECT \(keyedColumns) FROM reservation "
+                    + "WHERE owner = ? AND source_domain = ? AND item_reference = ?"
             ),
             arguments: [item.owner, domain, item.itemReference]
         ).map(keyedRecord)
@@ -154,7 +164,8 @@ extension SQLiteStore {
             try keepInHistory(existing.id, in: db)
             let cancelledAt: Int64? = item.status == .cancelled ? (existing.cancelledAt ?? now) : nil
             try overwrite(
-                existing.id, with: incoming, flags: flags, source: item.source, now: now, cancelledAt: cancelledAt, in: db)
+                existing.id, with: incoming, flags: flags, source: item.source, now: now, cancelledAt: cancelledAt,
+                in: db)
         case .unchanged, .stale:
             break
         }
@@ -199,7 +210,12 @@ extension SQLiteStore {
     func validate(_ reservations: [IncomingReservation]) throws {
         let limits = configuration.limits
         guard reservations.count <= limits.maximumBatchCount else {
-            throw StoreError(code: .invalidArgument, reason: "\(reservations.count) reservations in one batch, over the limit of \(limits.maximumBatchCount); apply them in smaller batches")
+            throw StoreError(
+                code: .invalidArgument,
+                reason:
+                    "\(reservations.count) reservations in one batch, over the limit of "
+                    + "\(limits.maximumBatchCount); apply them in smaller batches"
+            )
         }
         for (index, item) in reservations.enumerated() {
             let required: [(String, String)] = [
@@ -208,7 +224,9 @@ extension SQLiteStore {
                 ("kind", item.kind),
             ]
             for (name, value) in required where value.isEmpty {
-                throw StoreError(code: .invalidArgument, reason: "reservation \(index) has an empty \(name); every reservation needs its full key")
+                throw StoreError(
+                    code: .invalidArgument,
+                    reason: "reservation \(index) has an empty \(name); every reservation needs its full key")
             }
             try checkField(item.owner, "owner", index: index)
             try checkField(item.sourceDomain, "sourceDomain", index: index)
@@ -218,7 +236,12 @@ extension SQLiteStore {
             try checkField(item.source, "source", index: index)
             try checkList(item.flags, "flags", index: index)
             guard item.payload.count <= limits.maximumPayloadBytes else {
-                throw StoreError(code: .invalidArgument, reason: "reservation \(index) has a payload of \(item.payload.count) bytes, over the limit of \(limits.maximumPayloadBytes)")
+                throw StoreError(
+                    code: .invalidArgument,
+                    reason:
+                        "reservation \(index) has a payload of \(item.payload.count) bytes, over the "
+                        + "limit of \(limits.maximumPayloadBytes)"
+                )
             }
         }
     }
@@ -227,7 +250,9 @@ extension SQLiteStore {
         let limit = configuration.limits.maximumFieldBytes
         guard value.utf8.count <= limit else {
             let owner = index.map { "reservation \($0)'s " } ?? ""
-            throw StoreError(code: .invalidArgument, reason: "\(owner)\(name) is \(value.utf8.count) bytes long, over the limit of \(limit)")
+            throw StoreError(
+                code: .invalidArgument,
+                reason: "\(owner)\(name) is \(value.utf8.count) bytes long, over the limit of \(limit)")
         }
     }
 
@@ -235,7 +260,9 @@ extension SQLiteStore {
         let limit = configuration.limits.maximumListCount
         guard values.count <= limit else {
             let owner = index.map { "reservation \($0)'s " } ?? ""
-            throw StoreError(code: .invalidArgument, reason: "\(owner)\(name) has \(values.count) entries, over the limit of \(limit)")
+            throw StoreError(
+                code: .invalidArgument,
+                reason: "\(owner)\(name) has \(values.count) entries, over the limit of \(limit)")
         }
         for value in values { try checkField(value, name, index: index) }
     }
@@ -326,7 +353,10 @@ extension SQLiteStore {
 
     static func status(_ raw: String) throws -> StoredReservation.Status {
         guard let status = StoredReservation.Status(rawValue: raw) else {
-            throw StoreError(code: .corrupt, reason: "a stored reservation has the unknown status \(raw); restore the database or upgrade the gateway")
+            throw StoreError(
+                code: .corrupt,
+                reason:
+                    "a stored reservation has the unknown status \(raw); restore the database or upgrade the gateway")
         }
         return status
     }

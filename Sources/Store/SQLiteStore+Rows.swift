@@ -8,7 +8,9 @@ extension SQLiteStore {
         do {
             return try row.decode(Value.self, atIndex: index)
         } catch {
-            throw StoreError(code: .corrupt, reason: "a stored row has an unreadable column \(index); restore the database from a backup")
+            throw StoreError(
+                code: .corrupt,
+                reason: "a stored row has an unreadable column \(index); restore the database from a backup")
         }
     }
 
@@ -17,7 +19,9 @@ extension SQLiteStore {
         do {
             return try row.decode(Value?.self, atIndex: index)
         } catch {
-            throw StoreError(code: .corrupt, reason: "a stored row has an unreadable column \(index); restore the database from a backup")
+            throw StoreError(
+                code: .corrupt,
+                reason: "a stored row has an unreadable column \(index); restore the database from a backup")
         }
     }
 
@@ -46,7 +50,8 @@ extension SQLiteStore {
         do {
             return try JSONDecoder().decode(type, from: Data(text.utf8))
         } catch {
-            throw StoreError(code: .corrupt, reason: "a stored \(Value.self) is not valid JSON; restore the database from a backup")
+            throw StoreError(
+                code: .corrupt, reason: "a stored \(Value.self) is not valid JSON; restore the database from a backup")
         }
     }
 

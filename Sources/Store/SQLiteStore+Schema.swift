@@ -137,7 +137,12 @@ extension SQLiteStore {
                 let completed = (try? pool.read { try migrator.hasCompletedMigrations($0) }) ?? false
                 if completed { return }
                 if attempt >= 3 {
-                    throw StoreError(code: .migrationFailed, reason: "migrating \(path) to \(migrator.migrations.last ?? "v1") failed: \(describe(error)); the database was left at its previous version")
+                    throw StoreError(
+                        code: .migrationFailed,
+                        reason:
+                            "migrating \(path) to \(migrator.migrations.last ?? "v1") failed: "
+                            + "\(describe(error)); the database was left at its previous version"
+                    )
                 }
             }
         }
@@ -160,18 +165,28 @@ extension SQLiteStore {
                             """) ?? 0
                 let hasMigrations = try db.tableExists("grdb_migrations")
                 let superseded = hasMigrations ? try migrator.hasBeenSuperseded(db) : false
-                let applied = hasMigrations ? try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") : []
+                let applied =
+                    hasMigrations ? try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") : []
                 return (applicationID, tableCount, superseded, applied)
             }
         } catch {
-            throw StoreError(code: .openFailed, reason: "cannot read \(path): \(describe(error)); check that it is an SQLite database")
+            throw StoreError(
+                code: .openFailed,
+                reason: "cannot read \(path): \(describe(error)); check that it is an SQLite database")
         }
         if state.tableCount > 0, state.applicationID != applicationID {
-            throw StoreError(code: .foreignDatabase, reason: "\(path) is an SQLite database of another application; give the gateway its own file")
+            throw StoreError(
+                code: .foreignDatabase,
+                reason: "\(path) is an SQLite database of another application; give the gateway its own file")
         }
         if state.superseded {
             let unknown = state.applied.filter { !migrator.migrations.contains($0) }.sorted()
-            throw StoreError(code: .schemaTooNew, reason: "\(path) was migrated by a newer gateway (\(unknown.joined(separator: ", ")) unknown to this one, which knows up to \(migrator.migrations.last ?? "v1")); upgrade the gateway")
+            throw StoreError(
+                code: .schemaTooNew,
+                reason:
+                    "\(path) was migrated by a newer gateway (\(unknown.joined(separator: ", ")) unknown "
+                    + "to this one, which knows up to \(migrator.migrations.last ?? "v1")); upgrade the gateway"
+            )
         }
     }
 }

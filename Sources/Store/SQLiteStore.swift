@@ -95,7 +95,12 @@ package final class SQLiteStore: GatewayStore {
         do {
             pool = try DatabasePool(path: path, configuration: grdb)
         } catch {
-            throw StoreError(code: .openFailed, reason: "cannot open \(path): \(Self.describe(error)); check that it is an SQLite database the gateway may write")
+            throw StoreError(
+                code: .openFailed,
+                reason:
+                    "cannot open \(path): \(Self.describe(error)); check that it is an SQLite database "
+                    + "the gateway may write"
+            )
         }
         try Self.prepareSchema(pool, path: path)
     }
@@ -117,7 +122,9 @@ package final class SQLiteStore: GatewayStore {
             do {
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             } catch {
-                throw StoreError(code: .openFailed, reason: "cannot create the directory \(directory) for the database: \(error.localizedDescription)")
+                throw StoreError(
+                    code: .openFailed,
+                    reason: "cannot create the directory \(directory) for the database: \(error.localizedDescription)")
             }
         }
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode_t(permissions))
@@ -132,7 +139,8 @@ package final class SQLiteStore: GatewayStore {
     // MARK: - Access
 
     /// Runs `body` on a reader (a consistent snapshot), mapping failures to ``StoreError``.
-    func reading<T: Sendable>(_ operation: String, _ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+    func reading<T: Sendable>(_ operation: String, _ body: @escaping @Sendable (Database) throws -> T) async throws -> T
+    {
         do {
             return try await pool.read(body)
         } catch {
@@ -142,7 +150,8 @@ package final class SQLiteStore: GatewayStore {
 
     /// Runs `body` in one `BEGIN IMMEDIATE` transaction (GRDB's default for writes): other writers, in this process
     /// or another, wait up to the busy timeout; `body` throwing rolls everything back.
-    func writing<T: Sendable>(_ operation: String, _ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+    func writing<T: Sendable>(_ operation: String, _ body: @escaping @Sendable (Database) throws -> T) async throws -> T
+    {
         do {
             return try await pool.write(body)
         } catch {

@@ -9,8 +9,13 @@ struct AdmissionStateTests {
         try await withStore(clock: clock) { store, _ in
             #expect(try await store.registeredDomain("airline.example") == nil)
             let created = clock.now
-            let pending = try await store.setDomain("Airline.Example.", status: .pending, contact: "ops@airline.example", by: "alice")
-            #expect(pending == RegisteredDomain(domain: "airline.example", status: .pending, contact: "ops@airline.example", createdAt: created, updatedAt: created, updatedBy: "alice"))
+            let pending = try await store.setDomain(
+                "Airline.Example.", status: .pending, contact: "ops@airline.example", by: "alice")
+            #expect(
+                pending
+                    == RegisteredDomain(
+                        domain: "airline.example", status: .pending, contact: "ops@airline.example", createdAt: created,
+                        updatedAt: created, updatedBy: "alice"))
 
             clock.advance(by: 3600)
             let approved = try await store.setDomain("airline.example", status: .approved, contact: nil, by: "bob")
@@ -23,18 +28,25 @@ struct AdmissionStateTests {
 
             clock.advance(by: 3600)
             _ = try await store.setDomain("hotel.example", status: .approved, contact: nil, by: "bob")
-            _ = try await store.setDomain("airline.example", status: .revoked, contact: "abuse@airline.example", by: "carol")
+            _ = try await store.setDomain(
+                "airline.example", status: .revoked, contact: "abuse@airline.example", by: "carol")
             #expect(try await store.registeredDomains(status: .approved).map(\.domain) == ["hotel.example"])
             #expect(try await store.registeredDomains(status: .revoked).map(\.contact) == ["abuse@airline.example"])
-            #expect(try await store.registeredDomains(status: nil).map(\.domain) == ["airline.example", "hotel.example"])
+            #expect(
+                try await store.registeredDomains(status: nil).map(\.domain) == ["airline.example", "hotel.example"])
             #expect(try await store.registeredDomains(status: .pending).isEmpty)
 
             let changes = try await store.domainChanges(domain: "airline.example", limit: 10)
             #expect(changes.map(\.status) == [.pending, .approved, .revoked])
             #expect(changes.map(\.changedBy) == ["alice", "bob", "carol"])
-            #expect(try await store.domainChanges(domain: nil, limit: 2).map(\.domain) == ["hotel.example", "airline.example"])
+            #expect(
+                try await store.domainChanges(domain: nil, limit: 2).map(\.domain) == [
+                    "hotel.example", "airline.example",
+                ])
 
-            #expect(await storeErrorCode { _ = try await store.setDomain("", status: .approved, contact: nil, by: "x") } == .invalidArgument)
+            #expect(
+                await storeErrorCode { _ = try await store.setDomain("", status: .approved, contact: nil, by: "x") }
+                    == .invalidArgument)
         }
     }
 
@@ -44,7 +56,10 @@ struct AdmissionStateTests {
             #expect(try await store.flag("allow-any-domain") == nil)
             let expiry = clock.now.addingTimeInterval(86_400)
             let on = try await store.setFlag("allow-any-domain", enabled: true, expiresAt: expiry, by: "dev")
-            #expect(on == DeveloperFlagState(name: "allow-any-domain", enabled: true, expiresAt: expiry, setBy: "dev", setAt: clock.now))
+            #expect(
+                on
+                    == DeveloperFlagState(
+                        name: "allow-any-domain", enabled: true, expiresAt: expiry, setBy: "dev", setAt: clock.now))
             #expect(try await store.flag("allow-any-domain") == on)
 
             clock.advance(by: 60)
@@ -59,7 +74,10 @@ struct AdmissionStateTests {
             #expect(history.map(\.setBy) == ["dev", "ops"])
             #expect(history.first?.expiresAt == expiry)
             #expect(history.last?.expiresAt == nil)
-            #expect(try await store.flagChanges(name: nil, limit: 2).map(\.name) == ["allow-unverified-sources", "allow-any-domain"])
+            #expect(
+                try await store.flagChanges(name: nil, limit: 2).map(\.name) == [
+                    "allow-unverified-sources", "allow-any-domain",
+                ])
             let all = try await store.flagChanges(name: nil, limit: 10)
             #expect(all.map(\.id) == all.map(\.id).sorted())
         }
@@ -80,17 +98,23 @@ struct AdmissionStateTests {
 
             #expect(try await store.spooledMessages(dueBy: nil, limit: 10).map(\.id) == [sooner.id, later.id])
             #expect(try await store.spooledMessages(dueBy: clock.now, limit: 10).isEmpty)
-            #expect(try await store.spooledMessages(dueBy: clock.now.addingTimeInterval(60), limit: 10).map(\.id) == [sooner.id])
+            #expect(
+                try await store.spooledMessages(dueBy: clock.now.addingTimeInterval(60), limit: 10).map(\.id) == [
+                    sooner.id
+                ])
             #expect(try await store.spooledMessages(dueBy: nil, limit: 1).map(\.id) == [sooner.id])
 
             clock.advance(by: 60)
             let retried = try #require(
-                try await store.recordAttempt(id: sooner.id, reasonCode: "dns.timeout", nextAttemptAt: clock.now.addingTimeInterval(1200)))
+                try await store.recordAttempt(
+                    id: sooner.id, reasonCode: "dns.timeout", nextAttemptAt: clock.now.addingTimeInterval(1200)))
             #expect(retried.attempts == 1)
             #expect(retried.reasonCode == "dns.timeout")
             #expect(retried.updatedAt == clock.now)
             #expect(retried.bytes == Data("second".utf8))
-            #expect(try await store.recordAttempt(id: sooner.id, reasonCode: "dns.timeout", nextAttemptAt: clock.now)?.attempts == 2)
+            #expect(
+                try await store.recordAttempt(id: sooner.id, reasonCode: "dns.timeout", nextAttemptAt: clock.now)?
+                    .attempts == 2)
             #expect(try await store.spooledMessages(dueBy: nil, limit: 10).map(\.id) == [sooner.id, later.id])
 
             #expect(try await store.removeSpooledMessage(id: later.id))
@@ -106,7 +130,8 @@ struct AdmissionStateTests {
         try await withStore(configuration: configuration) { store, _ in
             let code = await storeErrorCode {
                 _ = try await store.spool(
-                    Data(count: 17), channel: .email, owner: Sample.owner, reasonCode: "dns.temperror", nextAttemptAt: Date())
+                    Data(count: 17), channel: .email, owner: Sample.owner, reasonCode: "dns.temperror",
+                    nextAttemptAt: Date())
             }
             #expect(code == .invalidArgument)
             let spooled = try await store.spooledMessages(dueBy: nil, limit: 10)

@@ -48,7 +48,8 @@ struct DecisionLogTests {
             let recent = try await store.entries(domain: nil, since: Sample.time(7), afterID: nil, limit: 100)
             #expect(recent.compactMap(\.id) == [ids[7], ids[8], ids[9]])
 
-            let recentAirline = try await store.entries(domain: "airline.example", since: Sample.time(5), afterID: nil, limit: 100)
+            let recentAirline = try await store.entries(
+                domain: "airline.example", since: Sample.time(5), afterID: nil, limit: 100)
             #expect(recentAirline.compactMap(\.id) == [ids[6], ids[8]])
 
             // Without afterID: the latest entries, like tail, still newest last.
@@ -78,10 +79,11 @@ struct DecisionLogTests {
                 decision: Self.entry(hours: 1, domain: Sample.domain),
                 removingSpooledMessage: spooled.id)
             #expect(stored.id != nil)
-            #expect(stored.reservations == [
-                ReservationOutcomeRecord(itemReference: "B9C8-XX815", outcome: .created),
-                ReservationOutcomeRecord(itemReference: "B9C8-XX816", outcome: .updated(version: 2)),
-            ])
+            #expect(
+                stored.reservations == [
+                    ReservationOutcomeRecord(itemReference: "B9C8-XX815", outcome: .created),
+                    ReservationOutcomeRecord(itemReference: "B9C8-XX816", outcome: .updated(version: 2)),
+                ])
             #expect(try await store.entries(domain: Sample.domain, since: nil, afterID: nil, limit: 5) == [stored])
             #expect(try await store.spooledMessage(id: spooled.id) == nil)
             #expect(try await store.list(owner: Sample.owner).count == 2)

@@ -47,7 +47,9 @@ struct ReservationLifecycleTests {
             _ = try await store.apply(Sample.flight(gate: "A1"))
             let created = clock.now
             clock.advance(by: 3600)
-            #expect(try await store.apply(Sample.flight(gate: "B7", source: "<m2@airline.example>")) == .updated(version: 2))
+            #expect(
+                try await store.apply(Sample.flight(gate: "B7", source: "<m2@airline.example>")) == .updated(version: 2)
+            )
             let records = try await store.list(owner: Sample.owner)
             let record = try #require(records.first)
             #expect(records.count == 1)
@@ -107,7 +109,10 @@ struct ReservationLifecycleTests {
             #expect(cancelled.allSatisfy { $0.sourceDomain == Sample.domain && $0.version == 2 })
             // The payload of a cancelled item is kept; the status column is what changed.
             #expect(cancelled.first { $0.itemReference == "B9C8-XX815" }?.payload == Sample.flight().payload)
-            #expect(mine.filter { $0.status == .confirmed }.map(\.sourceDomain).sorted() == ["airline.example", "other-airline.example"])
+            #expect(
+                mine.filter { $0.status == .confirmed }.map(\.sourceDomain).sorted() == [
+                    "airline.example", "other-airline.example",
+                ])
             #expect(try await store.list(owner: other).map(\.status) == [.confirmed])
 
             // Nothing left to cancel: a repeated cancellation changes nothing.
@@ -150,7 +155,9 @@ struct ReservationLifecycleTests {
 
     @Test func cancellationArrivingFirstBeatsAConfirmationThatIsNotNewer() async throws {
         try await withStore { store, _ in
-            #expect(try await store.apply(Sample.flight(status: .cancelled, modified: Sample.time(5))) == .cancelled(count: 0))
+            #expect(
+                try await store.apply(Sample.flight(status: .cancelled, modified: Sample.time(5)))
+                    == .cancelled(count: 0))
             #expect(try await store.apply(Sample.flight(modified: nil)) == .stale)
             #expect(try await store.apply(Sample.flight(modified: Sample.time(5))) == .stale)
             #expect(try await store.list(owner: Sample.owner).map(\.status) == [.cancelled])
@@ -243,8 +250,13 @@ struct ReservationLifecycleTests {
             var large = Sample.flight()
             large.payload = Data(repeating: UInt8(ascii: "x"), count: 65)
             #expect(await storeErrorCode { _ = try await store.apply(large) } == .invalidArgument)
-            #expect(await storeErrorCode { _ = try await store.apply(Sample.flight(item: String(repeating: "x", count: 33))) } == .invalidArgument)
-            #expect(await storeErrorCode { _ = try await store.apply([Sample.flight(), Sample.flight(), Sample.flight()]) } == .invalidArgument)
+            #expect(
+                await storeErrorCode {
+                    _ = try await store.apply(Sample.flight(item: String(repeating: "x", count: 33)))
+                } == .invalidArgument)
+            #expect(
+                await storeErrorCode { _ = try await store.apply([Sample.flight(), Sample.flight(), Sample.flight()]) }
+                    == .invalidArgument)
             let records = try await store.list(owner: Sample.owner)
             #expect(records.isEmpty)
         }
@@ -262,7 +274,8 @@ struct ReservationLifecycleTests {
         try await withStore(clock: clock) { store, _ in
             for (index, gate) in ["A1", "A2", "A3", "A4"].enumerated() {
                 clock.advance(by: 60)
-                _ = try await store.apply(Sample.flight(gate: gate, flags: index == 2 ? ["allow-unverified-sources"] : []))
+                _ = try await store.apply(
+                    Sample.flight(gate: gate, flags: index == 2 ? ["allow-unverified-sources"] : []))
             }
             let record = try #require(try await store.list(owner: Sample.owner).first)
             let history = try await store.history(of: record.id)

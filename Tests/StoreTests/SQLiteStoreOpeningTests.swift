@@ -14,14 +14,17 @@ struct SQLiteStoreOpeningTests {
         let attributes = try FileManager.default.attributesOfItem(atPath: directory.databasePath)
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
         #expect(try Self.read(directory.databasePath) { try String.fetchOne($0, sql: "PRAGMA journal_mode") } == "wal")
-        #expect(try Self.read(directory.databasePath) { try Int32.fetchOne($0, sql: "PRAGMA application_id") } == 0x4757_5253)
+        #expect(
+            try Self.read(directory.databasePath) { try Int32.fetchOne($0, sql: "PRAGMA application_id") }
+                == 0x4757_5253)
     }
 
     @Test func reopeningKeepsEverything() async throws {
         let directory = try TemporaryDirectory()
         let clock = TestClock()
         do {
-            let store = try SQLiteStore(path: directory.databasePath, configuration: fastConfiguration, now: clock.source)
+            let store = try SQLiteStore(
+                path: directory.databasePath, configuration: fastConfiguration, now: clock.source)
             _ = try await store.apply(Sample.flight(gate: "A1"))
             _ = try await store.apply(Sample.flight(gate: "B2"))
             _ = try await store.append(
@@ -35,7 +38,8 @@ struct SQLiteStoreOpeningTests {
                 nextAttemptAt: clock.now)
             try store.close()
         }
-        let reopened = try SQLiteStore(path: directory.databasePath, configuration: fastConfiguration, now: clock.source)
+        let reopened = try SQLiteStore(
+            path: directory.databasePath, configuration: fastConfiguration, now: clock.source)
         let record = try #require(try await reopened.list(owner: Sample.owner).first)
         #expect(record.version == 2)
         #expect(try await reopened.history(of: record.id).count == 2)
@@ -54,7 +58,9 @@ struct SQLiteStoreOpeningTests {
         try SQLiteStore(path: directory.databasePath, configuration: fastConfiguration).close()
         try SQLiteStore(path: directory.databasePath, configuration: fastConfiguration).close()
         #expect(try Self.schema(at: directory.databasePath) == schemaBefore)
-        let applied = try Self.read(directory.databasePath) { try String.fetchAll($0, sql: "SELECT identifier FROM grdb_migrations") }
+        let applied = try Self.read(directory.databasePath) {
+            try String.fetchAll($0, sql: "SELECT identifier FROM grdb_migrations")
+        }
         #expect(applied == SQLiteStore.knownMigrations)
         #expect(SQLiteStore.knownMigrations.first == "v1")
     }
@@ -108,7 +114,9 @@ struct SQLiteStoreOpeningTests {
                 }
                 try await group.waitForAll()
             }
-            #expect(try Self.read(path) { try String.fetchAll($0, sql: "SELECT identifier FROM grdb_migrations") } == ["v1"])
+            #expect(
+                try Self.read(path) { try String.fetchAll($0, sql: "SELECT identifier FROM grdb_migrations") } == ["v1"]
+            )
         }
     }
 

@@ -52,7 +52,8 @@ enum Sample {
         flags: [String] = [],
         source: String = "<m1@airline.example>"
     ) -> IncomingReservation {
-        let json = #"{"@type":"FlightReservation","gate":"\#(gate)","reservationId":"\#(container)","status":"\#(status.rawValue)"}"#
+        let json =
+            #"{"@type":"FlightReservation","gate":"\#(gate)","reservationId":"\#(container)","status":"\#(status.rawValue)"}"#
         return IncomingReservation(
             owner: owner, sourceDomain: domain, containerReference: container, itemReference: item, status: status,
             modifiedTime: modified, kind: "FlightReservation", payload: Data(json.utf8), flags: flags, source: source)
