@@ -120,6 +120,15 @@ struct SQLiteStoreOpeningTests {
         }
     }
 
+    @Test func aClosedStoreThrowsInsteadOfCrashing() async throws {
+        let directory = try TemporaryDirectory()
+        let store = try SQLiteStore(path: directory.databasePath, configuration: fastConfiguration)
+        try store.close()
+        try store.close()
+        #expect(await storeErrorCode { _ = try await store.apply(Sample.flight()) } == .io)
+        #expect(await storeErrorCode { _ = try await store.list(owner: Sample.owner) } == .io)
+    }
+
     /// The schema as SQLite keeps it, to compare before and after reopening.
     static func schema(at path: String) throws -> [String] {
         try read(path) {
