@@ -87,7 +87,12 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(name: "AdmissionTests", dependencies: ["Admission", "TestSupport"], swiftSettings: strictSettings),
-        .testTarget(name: "StoreTests", dependencies: ["Store", "TestSupport"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "StoreTests",
+            // GRDB directly, to craft foreign and newer databases the store must refuse.
+            dependencies: ["Store", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "GatewayIntegrationTests",
             dependencies: ["DKIM", "DNS", "MailMessage", "Markup", "Reservations", "TestSupport"],
