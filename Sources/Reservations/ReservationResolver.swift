@@ -252,36 +252,55 @@ package struct ReservationResolver: Sendable {
     /// Microdata where neither contradicts the other (the fuller one is kept).
     static func removingDuplicates(_ resolutions: [Resolution]) -> [Resolution] {
         var kept: [Resolution] = []
+        var exact: [Reservation: Int] = [:]
+        var unhandled: [JSONValue: Int] = [:]
+        var byReservationId: [String: [Int]] = [:]
+        // Models as JSON, made only when two syntaxes are compared (encoding is not free).
         var models: [JSONValue?] = []
+        func model(at index: Int) -> JSONValue? {
+            if models[index] == nil { models[index] = kept[index].reservation.map(modelJSON) }
+            return models[index]
+        }
         for resolution in resolutions {
-            let model = resolution.reservation.map(modelJSON)
+            var candidate: JSONValue?
             var duplicateOf: Int?
-            for (index, other) in kept.enumerated() {
-                if resolution.reservation == nil || other.reservation == nil {
-                    if resolution.reservation == nil, other.reservation == nil, resolution.normalized == other.normalized {
-                        duplicateOf = index
+            if let reservation = resolution.reservation {
+                duplicateOf = exact[reservation]
+                if duplicateOf == nil, let id = reservation.reservationId {
+                    for index in byReservationId[id] ?? [] {
+                        let other = kept[index]
+                        guard other.syntax != resolution.syntax, other.reservation?.kind == reservation.kind else { continue }
+                        if candidate == nil { candidate = modelJSON(reservation) }
+                        if let candidate, let otherModel = model(at: index), isCompatible(candidate, otherModel) {
+                            duplicateOf = index
+                            break
+                        }
                     }
-                } else if resolution.reservation == other.reservation {
-                    duplicateOf = index
-                } else if resolution.syntax != other.syntax, let model, let otherModel = models[index],
-                    isCompatible(model, otherModel)
-                {
-                    duplicateOf = index
                 }
-                if duplicateOf != nil { break }
+            } else {
+                duplicateOf = unhandled[resolution.normalized]
             }
             guard let index = duplicateOf else {
+                let index = kept.count
                 kept.append(resolution)
-                models.append(model)
+                models.append(candidate)
+                if let reservation = resolution.reservation {
+                    exact[reservation] = index
+                    if let id = reservation.reservationId { byReservationId[id, default: []].append(index) }
+                } else {
+                    unhandled[resolution.normalized] = index
+                }
                 continue
             }
             var winner = kept[index]
             let loser = resolution
             if errorCount(resolution) < errorCount(winner)
-                || (errorCount(resolution) == errorCount(winner) && fieldCount(model) > fieldCount(models[index]))
+                || (errorCount(resolution) == errorCount(winner)
+                    && fieldCount(candidate ?? resolution.reservation.map(modelJSON)) > fieldCount(model(at: index)))
             {
                 winner = resolution
-                models[index] = model
+                models[index] = candidate
+                if let reservation = resolution.reservation { exact[reservation] = index }
             }
             let syntaxNote =
                 loser.syntax == kept[index].syntax ? "more than once" : "in both JSON-LD and Microdata"
@@ -314,7 +333,7 @@ package struct ReservationResolver: Sendable {
         }
     }
 
-    /// Two models agree wherever both give a value (arrays: equal, or one empty).
+    /// Two models agree wherever both give a value (arrays: element by element, or one empty).
     static func isCompatible(_ first: JSONValue, _ second: JSONValue) -> Bool {
         switch (first, second) {
         case (.null, _), (_, .null): return true
@@ -324,7 +343,7 @@ package struct ReservationResolver: Sendable {
             }
             return true
         case (.array(let a), .array(let b)):
-            return a.isEmpty || b.isEmpty || a == b
+            return a.isEmpty || b.isEmpty || (a.count == b.count && zip(a, b).allSatisfy { isCompatible($0, $1) })
         default:
             return first == second
         }

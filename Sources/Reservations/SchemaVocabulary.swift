@@ -9,6 +9,8 @@ enum SchemaVocabulary {
     /// `FlightReservation` for `http://schema.org/FlightReservation`, `https://schema.org/…`,
     /// `schema:…` or the bare name; the text unchanged (trimmed) for other vocabularies.
     static func localName(_ name: String) -> String {
+        // Fast path: a bare name (no `:` of an IRI or prefix, nothing to trim).
+        if !name.utf8.contains(0x3A), !name.needsWhitespaceFolding { return name }
         let trimmed = name.trimmingWhitespace()
         for prefix in prefixes where trimmed.count > prefix.count {
             if trimmed.utf8.prefix(prefix.utf8.count).elementsEqual(prefix.utf8, by: { asciiLower($0) == $1 }) {
@@ -110,6 +112,7 @@ extension String {
     /// The string without leading and trailing ASCII whitespace, inner runs of whitespace folded
     /// to one space (Microdata text content is laid out by HTML, not meant verbatim).
     func trimmingWhitespace() -> String {
+        guard needsWhitespaceFolding else { return self }
         var result: [UInt8] = []
         result.reserveCapacity(utf8.count)
         var pendingSpace = false
@@ -123,5 +126,23 @@ extension String {
             }
         }
         return String(decoding: result, as: UTF8.self)
+    }
+
+    /// Whether `trimmingWhitespace` would change the string: leading or trailing whitespace,
+    /// whitespace other than a space, or two spaces in a row.
+    var needsWhitespaceFolding: Bool {
+        var previousWasSpace = true  // a leading space counts as a run
+        for byte in utf8 {
+            switch byte {
+            case 0x20:
+                if previousWasSpace { return true }
+                previousWasSpace = true
+            case 0x09, 0x0A, 0x0D, 0x0C:
+                return true
+            default:
+                previousWasSpace = false
+            }
+        }
+        return previousWasSpace && !isEmpty
     }
 }
