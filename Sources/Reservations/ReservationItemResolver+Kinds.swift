@@ -97,21 +97,19 @@ extension ReservationItemResolver {
     mutating func readFlight() {
         guard let item = reservedItem else { return }
         var provider = readProvider(item.child("provider"), path: "reservationFor.provider")
-        do {
-            if provider == nil { missing("reservationFor.provider", "give the airline with its name and iataCode") }
-            if provider != nil, provider?.name == nil { missing("reservationFor.provider.name", "give the airline's name") }
-            if let code = provider?.iataCode {
-                if Self.isAirlineCode(code) {
-                    root.updateChild("reservationFor") { $0.updateChild("provider") { $0.set("iataCode", [.text(code)]) } }
-                } else {
-                    error(
-                        .invalidIATACode, "reservationFor.provider.iataCode",
-                        "reservationFor.provider.iataCode '\(code)' is not a 2-character IATA or 3-letter ICAO airline code")
-                    provider?.iataCode = nil
-                }
-            } else if provider != nil {
-                missing("reservationFor.provider.iataCode", "give the airline's 2-letter IATA code")
+        if provider == nil { missing("reservationFor.provider", "give the airline with its name and iataCode") }
+        if provider != nil, provider?.name == nil { missing("reservationFor.provider.name", "give the airline's name") }
+        if let code = provider?.iataCode {
+            if Self.isAirlineCode(code) {
+                root.updateChild("reservationFor") { $0.updateChild("provider") { $0.set("iataCode", [.text(code)]) } }
+            } else {
+                error(
+                    .invalidIATACode, "reservationFor.provider.iataCode",
+                    "reservationFor.provider.iataCode '\(code)' is not a 2-character IATA or 3-letter ICAO airline code")
+                provider?.iataCode = nil
             }
+        } else if provider != nil {
+            missing("reservationFor.provider.iataCode", "give the airline's 2-letter IATA code")
         }
         reservation.provider = provider
 
@@ -192,27 +190,23 @@ extension ReservationItemResolver {
         default: (departureName, arrivalName, placeHint) = ("departureBoatTerminal", "arrivalBoatTerminal", "terminal")
         }
         reservation.provider = readProvider(item.child("provider"), path: "reservationFor.provider")
-        do {
-            switch kind {
-            case .train, .bus:
-                let prefix = kind == .train ? "train" : "bus"
-                reservation.tripNumber = text(item, prefix + "Number", path: "reservationFor")
-                reservation.tripName = text(item, prefix + "Name", path: "reservationFor")
-                if reservation.tripNumber == nil, reservation.tripName == nil {
-                    missing("reservationFor.\(prefix)Number", "give the \(prefix) number (or reservationFor.\(prefix)Name)")
-                }
-            default:
-                if reservation.name == nil { missing("reservationFor.name", "give the name of the crossing") }
+        switch kind {
+        case .train, .bus:
+            let prefix = kind == .train ? "train" : "bus"
+            reservation.tripNumber = text(item, prefix + "Number", path: "reservationFor")
+            reservation.tripName = text(item, prefix + "Name", path: "reservationFor")
+            if reservation.tripNumber == nil, reservation.tripName == nil {
+                missing("reservationFor.\(prefix)Number", "give the \(prefix) number (or reservationFor.\(prefix)Name)")
             }
+        default:
+            if reservation.name == nil { missing("reservationFor.name", "give the name of the crossing") }
         }
-        do {
-            reservation.departure = readPlace(
-                item.child(departureName), path: "reservationFor." + departureName, required: true, requireAddress: true,
-                hint: "give the departure \(placeHint) with its name and address")
-            reservation.arrival = readPlace(
-                item.child(arrivalName), path: "reservationFor." + arrivalName, required: true, requireAddress: true,
-                hint: "give the arrival \(placeHint) with its name and address")
-        }
+        reservation.departure = readPlace(
+            item.child(departureName), path: "reservationFor." + departureName, required: true, requireAddress: true,
+            hint: "give the departure \(placeHint) with its name and address")
+        reservation.arrival = readPlace(
+            item.child(arrivalName), path: "reservationFor." + arrivalName, required: true, requireAddress: true,
+            hint: "give the arrival \(placeHint) with its name and address")
         readLegTimes(departurePlace: departureName, arrivalPlace: arrivalName)
     }
 

@@ -97,6 +97,21 @@ struct ReservationItemResolver {
         warn(.textForItem, itemPath, "\(itemPath) is text; it was read as a \(type) with that name. Give a \(type) item")
     }
 
+    /// Turns text that is a code (`"SFO"` for an airport, `"UA"` for an airline) into an item of
+    /// `type` with that `iataCode`, on `reservationFor`.
+    mutating func coerceCodeToItem(
+        _ name: String, type: String, in node: inout SchemaNode, isCode: (String) -> Bool
+    ) {
+        let values = node.values(name)
+        guard let text = values.first?.text, isCode(text.uppercased()) else { return }
+        let code = text.uppercased()
+        let item = SchemaNode(
+            types: [type], properties: [SchemaProperty(name: "iataCode", values: [.text(code)])], syntax: node.syntax)
+        node.set(name, [.node(item)] + values.dropFirst())
+        let path = "reservationFor." + name
+        warn(.textForItem, path, "\(path) is text; it was read as a \(type) with iataCode \(code). Give a \(type) item")
+    }
+
     /// `rename` on the item itself (through a copy: `root` cannot be passed inout to a mutating method).
     mutating func renameInRoot(_ from: String, to: String) {
         var node = root
@@ -168,7 +183,10 @@ struct ReservationItemResolver {
             switch kind {
             case .flight:
                 rename("airline", to: "provider", in: &item, path: "reservationFor")
+                coerceCodeToItem("provider", type: "Airline", in: &item, isCode: Self.isAirlineCode)
                 coerceToItem("provider", type: "Airline", in: &item, path: "reservationFor")
+                coerceCodeToItem("departureAirport", type: "Airport", in: &item, isCode: Self.isAirportCode)
+                coerceCodeToItem("arrivalAirport", type: "Airport", in: &item, isCode: Self.isAirportCode)
                 if !item.has("provider"), let airline = root.child("provider"), airline.has("iataCode") {
                     item.set("provider", [.node(airline)])
                     warn(.alias, "provider", "provider was read as reservationFor.provider; put the airline there")

@@ -191,3 +191,26 @@ struct AliasTests {
         #expect(resolution.admissible)
     }
 }
+
+@Suite("Codes given as text")
+struct CodeTextTests {
+    @Test func airportAndAirlineCodesAsText() throws {
+        var object = try GraphBuilder.object(Samples.appleFlight)
+        object = GraphBuilder.setting("reservationFor.departureAirport", to: "sfo", in: object)
+        object = GraphBuilder.setting("reservationFor.provider", to: "UA", in: object)
+        let resolution = try resolveOne(object: object)
+        #expect(resolution.reservation?.departure?.iataCode == "SFO")
+        #expect(resolution.reservation?.provider?.iataCode == "UA")
+        #expect(resolution.codes(at: "reservationFor.departureAirport") == ["markup.text-for-item"])
+        // The airline's name is still required.
+        #expect(resolution.errors == ["markup.missing-property@reservationFor.provider.name"])
+    }
+
+    @Test func airportNameAsTextIsNotACode() throws {
+        let object = GraphBuilder.setting(
+            "reservationFor.departureAirport", to: "San Francisco", in: try GraphBuilder.object(Samples.appleFlight))
+        let resolution = try resolveOne(object: object)
+        #expect(resolution.reservation?.departure?.name == "San Francisco")
+        #expect(resolution.errors.contains("markup.missing-property@reservationFor.departureAirport.iataCode"))
+    }
+}
