@@ -129,3 +129,13 @@ enum ReservationIdentity {
         text.trimmingWhitespace().uppercased()
     }
 }
+
+extension Reservation {
+    /// What identifies this part within its booking regardless of the other parts in the same
+    /// document: the leg for a trip (`UA110-2027-03-04`, `ICE 597-2027-05-04T10:30`), the ticket for
+    /// an event, the stay for lodging, the time for a table or rental. Lets a store match a later
+    /// document that carries only some parts of a booking against the parts it already holds.
+    package var partKey: String? {
+        ReservationIdentity.distinguishingValues(self).first ?? nil
+    }
+}

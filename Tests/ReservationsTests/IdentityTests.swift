@@ -169,3 +169,14 @@ struct IdentityTests {
         #expect(resolution.errors.contains("markup.missing-property@reservationId"))
     }
 }
+
+@Suite("Part keys")
+struct PartKeyTests {
+    @Test func partKeyDoesNotDependOnSiblings() throws {
+        let alone = try resolveOne(Samples.gmailFlight)
+        #expect(alone.reservation?.itemReference == "RXJ34P")
+        #expect(alone.reservation?.partKey == "UA110-2027-03-04")
+        let train = try resolveOne(Samples.appleTrain)
+        #expect(train.reservation?.partKey == "ICE 597-2027-05-04T10:30")
+    }
+}
