@@ -25,10 +25,13 @@ package struct Place: Codable, Sendable, Hashable {
         }
     }
 
+    /// `name`.
     package var name: String?
     /// An airport's IATA code (`SFO`), uppercased.
     package var iataCode: String?
+    /// `address`, when given as a `PostalAddress` (or as one line of text, kept as `streetAddress`).
     package var address: Address?
+    /// `telephone`.
     package var telephone: String?
 
     package init(name: String? = nil, iataCode: String? = nil, address: Address? = nil, telephone: String? = nil) {

@@ -95,10 +95,13 @@ package struct Reservation: Codable, Sendable, Hashable {
         }
     }
 
+    /// Which of the eight kinds this is (from the reservation's `@type`).
     package var kind: Kind
     /// True for an `EventReservation` of a `ScreeningEvent` (a movie).
     package var isMovie: Bool
+    /// `reservationId` (or Gmail's `reservationNumber`): the booking number.
     package var reservationId: String?
+    /// `reservationStatus`; nil when absent or not one of the four.
     package var status: Status?
     /// `underName.name`: the person the reservation is for.
     package var underName: String?
@@ -134,9 +137,12 @@ package struct Reservation: Codable, Sendable, Hashable {
     package var tripNumber: String?
     /// `trainName` or `busName`.
     package var tripName: String?
+    /// `partySize` of a table booking.
     package var partySize: Int?
+    /// Tickets and seats, in document order.
     package var tickets: [Ticket]
 
+    /// An empty reservation of `kind`, to be filled in.
     package init(kind: Kind) {
         self.kind = kind
         isMovie = false

@@ -24,6 +24,7 @@ package struct ReservationTime: Codable, Sendable, Hashable {
     package var localDate: String
     /// The wall-clock time, `20:15:00`; nil for a date alone.
     package var localTime: String?
+    /// Whether the offset was given, inferred, or is unknown.
     package var zone: Zone
     /// The instant, when the offset is known (given or inferred).
     package var instant: Date?

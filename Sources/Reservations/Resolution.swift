@@ -10,6 +10,7 @@ package import Markup
 package struct Resolution: Sendable, Hashable, Codable {
     /// The typed reservation; nil for a reservation type the gateway does not handle (`TaxiReservation`).
     package var reservation: Reservation?
+    /// True when the item is a handled reservation and no diagnostic is an error.
     package var admissible: Bool
     /// Per-property diagnostics, in the order found.
     package var diagnostics: [Diagnostic]
