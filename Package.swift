@@ -32,7 +32,10 @@ let package = Package(
         .target(
             name: "Reservations",
             dependencies: ["Markup"],
-            resources: [.copy("Resources/airports.tsv")],
+            resources: [
+                .copy("Resources/airports.tsv"), .copy("Resources/country-zones.tsv"),
+                .copy("Resources/country-names.tsv"),
+            ],
             swiftSettings: strictSettings
         ),
         .target(
