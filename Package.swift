@@ -46,7 +46,7 @@ let package = Package(
         .target(
             name: "Admission",
             dependencies: [
-                "DKIM", "MailMessage", "Reservations", "Store", "CLibIDN2",
+                "DKIM", "MailMessage", "Markup", "Reservations", "Store", "CLibIDN2",
                 .product(name: "Yams", package: "Yams"),
             ],
             swiftSettings: strictSettings
