@@ -284,6 +284,13 @@ final class WorkerProcess {
         return .ready
     }
 
+    /// True if the worker has closed its answer pipe (it died while idle) or written to it unasked:
+    /// either way it must not be given a document.
+    var isUnusable: Bool {
+        var descriptor = pollfd(fd: output, events: Int16(POLLIN), revents: 0)
+        return poll(&descriptor, 1, 0) != 0
+    }
+
     /// True if the answer pipe has bytes waiting (the worker wrote without being asked).
     func hasPendingAnswerBytes() -> Bool {
         var descriptor = pollfd(fd: output, events: Int16(POLLIN), revents: 0)

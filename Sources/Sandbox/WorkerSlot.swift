@@ -57,6 +57,11 @@ struct WorkerSlot: Sendable {
                     wake.drain()
                 }
             case .job(let job):
+                if let current = worker, current.isUnusable {  // died since it went idle: not this document's doing
+                    current.stop()
+                    worker = nil
+                    core.workerStopped(slot: index)
+                }
                 if worker == nil {
                     worker = start()
                     lastStartFailure = worker == nil ? .now : nil

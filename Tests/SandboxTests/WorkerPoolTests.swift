@@ -183,3 +183,50 @@ struct WorkerPoolTests {
         }
     }
 }
+
+@Suite("Worker pool: dead workers and resources", .serialized)
+struct WorkerPoolResourceTests {
+    @Test("a worker that died while idle is replaced before the next document, which succeeds")
+    func diedWhileIdle() async throws {
+        try await withWorkerPool(configuration: .probe(workers: 1)) { pool in
+            let victim = try #require(pool.workers.first?.processID)
+            kill(victim, SIGKILL)
+            #expect(await eventually { procStatus(victim, "State")?.hasPrefix("Z") ?? true })
+            #expect(await pool.echoes(3) == 3)
+            #expect(await eventually { !processExists(victim) })
+        }
+    }
+
+    @Test("a worker killed while the gateway writes a large document to it: EPIPE, not SIGPIPE")
+    func killedDuringWrite() async throws {
+        let document = Array("echo".utf8) + [UInt8](repeating: 0x20, count: 30_000_000)
+        try await withWorkerPool(configuration: .probe(workers: 1, maxDocumentBytes: 32 << 20)) { pool in
+            async let big = pool.extract(document, kind: .html, deadline: .seconds(10))
+            let victim = try #require(await pool.busyWorker())
+            kill(victim, SIGKILL)
+            let failure = try #require(await big.failure)
+            #expect(failure.code == .crashed)
+            #expect(failure.termination == .signaled(SIGKILL))
+            #expect(await pool.echoes(2) == 2)  // and this process is still alive to check
+        }
+    }
+
+    @Test("replacing workers leaks no file descriptors and leaves no processes")
+    func noLeaks() async throws {
+        let before = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count
+        var seen: Set<Int32> = []
+        try await withWorkerPool(configuration: .probe(workers: 2)) { pool in
+            for _ in 0..<8 {
+                seen.formUnion(pool.workers.compactMap(\.processID))
+                #expect(await pool.probe("crash").failureCode == .crashed)
+            }
+            #expect(await pool.echoes(4) == 4)
+            #expect(await eventually { pool.workers.map(\.restarts).reduce(0, +) == 8 })
+            seen.formUnion(pool.workers.compactMap(\.processID))
+        }
+        let after = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count
+        #expect(after <= before + 2)  // other suites may be opening files meanwhile
+        #expect(seen.count >= 2)
+        #expect(seen.allSatisfy { !processExists($0) })
+    }
+}
