@@ -125,7 +125,10 @@ package enum Confinement {
             (Int32(RLIMIT_FSIZE.rawValue), 0, 0, "RLIMIT_FSIZE"),  // no file writes, even by mistake
             (Int32(RLIMIT_NOFILE.rawValue), configuration.maxOpenFiles, configuration.maxOpenFiles, "RLIMIT_NOFILE"),
             // SIGXCPU at the soft limit, SIGKILL a second later.
-            (Int32(RLIMIT_CPU.rawValue), configuration.lifetimeCPUSeconds, configuration.lifetimeCPUSeconds + 1, "RLIMIT_CPU"),
+            (
+                Int32(RLIMIT_CPU.rawValue), configuration.lifetimeCPUSeconds, configuration.lifetimeCPUSeconds + 1,
+                "RLIMIT_CPU"
+            ),
             (Int32(RLIMIT_AS.rawValue), configuration.addressSpaceBytes, configuration.addressSpaceBytes, "RLIMIT_AS"),
         ]
         for (resource, soft, hard, name) in limits where csandbox_set_rlimit(resource, soft, hard) != 0 {
@@ -149,5 +152,7 @@ package struct ConfinementError: Error, Sendable, Hashable, CustomStringConverti
         self.errorNumber = errorNumber
     }
 
-    package var description: String { "\(step) failed: \(String(cString: strerror(errorNumber))) (errno \(errorNumber))" }
+    package var description: String {
+        "\(step) failed: \(String(cString: strerror(errorNumber))) (errno \(errorNumber))"
+    }
 }

@@ -15,16 +15,19 @@ enum DetachedThread {
         defer { pthread_attr_destroy(&attributes) }
         pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
         var thread = pthread_t()
-        let result = pthread_create(&thread, &attributes, { argument in
-            guard let argument else { return nil }
-            let box = Unmanaged<Box>.fromOpaque(argument).takeRetainedValue()
-            box.body()
-            return nil
-        }, box)
+        let result = pthread_create(
+            &thread, &attributes,
+            { argument in
+                guard let argument else { return nil }
+                let box = Unmanaged<Box>.fromOpaque(argument).takeRetainedValue()
+                box.body()
+                return nil
+            }, box)
         guard result == 0 else {
             Unmanaged<Box>.fromOpaque(box).release()
             throw SandboxFailure(
-                code: .unavailable, reason: "cannot start a thread: \(ConfinementError(step: "pthread_create", errorNumber: result))")
+                code: .unavailable,
+                reason: "cannot start a thread: \(ConfinementError(step: "pthread_create", errorNumber: result))")
         }
         _ = csandbox_set_thread_name(thread, String(name.prefix(15)))
     }

@@ -5,7 +5,9 @@ package import Markup
 /// the same handler, so tests and benchmarks can compare them.
 package protocol Extractor: Sendable {
     /// Extracts the markup of one document, or says why it could not.
-    func extract(_ document: [UInt8], kind: DocumentKind, deadline: Duration) async -> Result<MarkupGraph, SandboxFailure>
+    func extract(_ document: [UInt8], kind: DocumentKind, deadline: Duration) async -> Result<
+        MarkupGraph, SandboxFailure
+    >
 }
 
 /// Extraction in a `WorkerPool`: the production mode.
@@ -51,7 +53,8 @@ package struct InProcessExtractor: Extractor {
             return .failure(
                 SandboxFailure(
                     code: .tooLarge,
-                    reason: "the \(kind) document has \(document.count) bytes, more than the limit of \(maxDocumentBytes)"))
+                    reason:
+                        "the \(kind) document has \(document.count) bytes, more than the limit of \(maxDocumentBytes)"))
         }
         return .success(handler(ExtractionRequest(id: 0, kind: kind, limits: limits, document: document)))
     }

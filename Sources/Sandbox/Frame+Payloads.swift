@@ -101,7 +101,8 @@ enum WorkerAnswer: Sendable, Hashable {
             self = .graph(id: reader.uint64(), json: payload[8...])
         case .failure:
             guard payload.count >= 9, payload.count <= 9 + Frame.maxReasonBytes else {
-                throw FrameError("a failure frame must have 9 to \(9 + Frame.maxReasonBytes) bytes, not \(payload.count)")
+                throw FrameError(
+                    "a failure frame must have 9 to \(9 + Frame.maxReasonBytes) bytes, not \(payload.count)")
             }
             var reader = BigEndianReader(payload[...])
             let id = reader.uint64()

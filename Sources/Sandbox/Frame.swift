@@ -26,7 +26,10 @@ struct Frame: Sendable, Hashable {
     /// The header for a frame of `kind` whose payload is `payloadLength` bytes.
     static func header(kind: Kind, payloadLength: Int) -> [UInt8] {
         let length = UInt32(truncatingIfNeeded: payloadLength)
-        return [UInt8(length >> 24), UInt8((length >> 16) & 0xFF), UInt8((length >> 8) & 0xFF), UInt8(length & 0xFF), kind.rawValue]
+        return [
+            UInt8(length >> 24), UInt8((length >> 16) & 0xFF), UInt8((length >> 8) & 0xFF), UInt8(length & 0xFF),
+            kind.rawValue,
+        ]
     }
 
     /// The whole frame, header and payload.

@@ -80,7 +80,8 @@ final class PoolCore: Sendable {
         let decision = state.withLock { state -> Decision in
             if case .cancelled = state.phases[id] {
                 state.phases[id] = nil
-                return .refused(SandboxFailure(code: .cancelled, reason: "the task was cancelled before extraction began"))
+                return .refused(
+                    SandboxFailure(code: .cancelled, reason: "the task was cancelled before extraction began"))
             }
             if state.closed {
                 state.phases[id] = nil

@@ -56,7 +56,9 @@ enum SyscallPolicy {
             // Input and output: only the three pipes the gateway set up.
             .allow("read", when: [.equals(argument: 0, value: 0)], "the request pipe (fd 0), nothing else"),
             .allow("write", when: [.equals(argument: 0, value: 1)], "the answer pipe (fd 1)"),
-            .allow("write", when: [.equals(argument: 0, value: 2)], "stderr pipe (fd 2): runtime fatal-error text, fault note"),
+            .allow(
+                "write", when: [.equals(argument: 0, value: 2)],
+                "stderr pipe (fd 2): runtime fatal-error text, fault note"),
 
             // Memory: malloc (brk heap, mmap for large blocks), realloc (mremap), free (munmap,
             // madvise). Never executable memory: no mapping or re-protection with PROT_EXEC.
@@ -77,7 +79,8 @@ enum SyscallPolicy {
             .allow("rt_sigprocmask", "abort() unblocks SIGABRT before raising it"),
             .allow("getpid", "abort()/raise() find their own process"),
             .allow("gettid", "abort()/raise() find their own thread"),
-            .allow("tgkill", when: [.equals(argument: 0, value: itself)], "abort() raises SIGABRT on itself, only itself"),
+            .allow(
+                "tgkill", when: [.equals(argument: 0, value: itself)], "abort() raises SIGABRT on itself, only itself"),
 
             // Harmless headroom for the runtime and libraries; none reaches outside the process.
             .allow("futex", "glibc and Swift runtime locks (uncontended in one thread, but allowed)"),

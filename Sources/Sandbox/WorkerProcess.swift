@@ -37,6 +37,9 @@ final class WorkerProcess {
     private var diagnostics: Int32
     /// The last bytes the worker wrote to stderr, for the reason of a failure.
     private var diagnosticsTail: [UInt8] = []
+    /// The worker said on stderr that an allocation failed (the Swift runtime's "failed to allocate
+    /// N bytes", glibc's "Cannot allocate memory"): a death that follows is the memory limit's doing.
+    private(set) var reportedAllocationFailure = false
     private var reaped: SandboxFailure.Termination?
 
     /// Documents answered, and time spent on them: a bound on the CPU time the worker used, which
@@ -45,6 +48,9 @@ final class WorkerProcess {
     var busyTime: Duration = .zero
 
     private static let diagnosticsTailSize = 2048
+    private static let allocationFailureMarkers = [
+        Array("failed to allocate".utf8), Array("Cannot allocate memory".utf8), Array("out of memory".utf8),
+    ]
 
     private init(processID: pid_t, input: Int32, output: Int32, diagnostics: Int32) {
         self.processID = processID
@@ -82,7 +88,9 @@ final class WorkerProcess {
         guard case .done = worker.write([setup[...]], deadline: deadline, wake: wake, interrupted: { false }) else {
             throw worker.startupFailure("did not take its setup frame")
         }
-        switch worker.readFrame(maxPayload: WorkerSetup.maxFrameBytes, deadline: deadline, wake: wake, interrupted: { false }) {
+        switch worker.readFrame(
+            maxPayload: WorkerSetup.maxFrameBytes, deadline: deadline, wake: wake, interrupted: { false })
+        {
         case .frame(.ready, let payload):
             guard let report = try? JSONDecoder().decode(Confinement.Report.self, from: Data(payload)) else {
                 throw worker.startupFailure("sent an unreadable ready frame")
@@ -111,7 +119,8 @@ final class WorkerProcess {
         func pipe() throws(SandboxFailure) -> (read: Int32, write: Int32) {
             var fds: [Int32] = [-1, -1]
             guard csandbox_pipe2(&fds, O_CLOEXEC) == 0 else {
-                throw SandboxFailure(code: .unavailable, reason: "cannot create a pipe: \(ConfinementError(step: "pipe2"))")
+                throw SandboxFailure(
+                    code: .unavailable, reason: "cannot create a pipe: \(ConfinementError(step: "pipe2"))")
             }
             // Keep our ends off 0-2, so that dup2 onto 0-2 in the child always clears O_CLOEXEC.
             for index in 0..<2 where fds[index] < 3 {
@@ -181,7 +190,8 @@ final class WorkerProcess {
         for fd in [requests.write, answers.read, errors.read] {
             _ = csandbox_set_flags(fd, csandbox_get_flags(fd) | O_NONBLOCK)
         }
-        return WorkerProcess(processID: processID, input: requests.write, output: answers.read, diagnostics: errors.read)
+        return WorkerProcess(
+            processID: processID, input: requests.write, output: answers.read, diagnostics: errors.read)
     }
 
     // MARK: - Talking
@@ -348,6 +358,11 @@ final class WorkerProcess {
             let count = read(diagnostics, &buffer, buffer.count)
             if count > 0 {
                 diagnosticsTail += buffer[..<count]
+                if !reportedAllocationFailure {
+                    reportedAllocationFailure = WorkerProcess.allocationFailureMarkers.contains { marker in
+                        diagnosticsTail.firstRange(of: marker) != nil
+                    }
+                }
                 if diagnosticsTail.count > WorkerProcess.diagnosticsTailSize {
                     diagnosticsTail.removeFirst(diagnosticsTail.count - WorkerProcess.diagnosticsTailSize)
                 }
@@ -365,7 +380,8 @@ final class WorkerProcess {
     /// The worker's last stderr line(s), printable ASCII only, or nil.
     var lastWords: String? {
         drainDiagnostics()
-        let text = String(decoding: diagnosticsTail.map { $0 == 0x0A || ($0 >= 0x20 && $0 < 0x7F) ? $0 : 0x3F }, as: UTF8.self)
+        let text = String(
+            decoding: diagnosticsTail.map { $0 == 0x0A || ($0 >= 0x20 && $0 < 0x7F) ? $0 : 0x3F }, as: UTF8.self)
         let lines = text.split(separator: "\n").suffix(3)
         return lines.isEmpty ? nil : lines.joined(separator: " | ")
     }
@@ -399,7 +415,9 @@ final class WorkerProcess {
 
     /// After the answer pipe closed: the worker is dead or about to be; waits a moment, then kills.
     func collect() -> SandboxFailure.Termination {
-        retire(grace: .milliseconds(200))
+        let termination = retire(grace: .milliseconds(200))
+        drainDiagnostics()  // its last words, written before it died
+        return termination
     }
 
     private func reapIfExited() -> SandboxFailure.Termination? {

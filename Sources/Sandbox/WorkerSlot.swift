@@ -166,8 +166,8 @@ struct WorkerSlot: Sendable {
         let termination = worker.stop()
         return SandboxFailure(
             code: .timeout,
-            reason: "worker \(worker.processID) did not answer \(job.request.kind) document \(job.request.id) "
-                + "within its deadline of \(job.deadline) and was killed; raise the deadline if such documents are expected",
+            reason: "worker \(worker.processID) did not answer \(job.request.kind) document \(job.request.id) within "
+                + "its deadline of \(job.deadline) and was killed; raise the deadline if such documents are expected",
             termination: termination)
     }
 
@@ -191,12 +191,16 @@ struct WorkerSlot: Sendable {
         let termination = worker.collect()
         let document = "\(job.request.kind) document \(job.request.id)"
         let who = "worker \(worker.processID)"
+        let limit = "\(configuration.confinement.addressSpaceBytes >> 20) MiB"
         switch termination {
         case .exited(WorkerExitStatus.memoryLimit):
             return SandboxFailure(
+                code: .memoryLimit, reason: "\(who) exhausted its address space limit of \(limit) on \(document)",
+                termination: termination)
+        case .signaled where worker.reportedAllocationFailure:
+            return SandboxFailure(
                 code: .memoryLimit,
-                reason: "\(who) exhausted its address space limit of \(configuration.confinement.addressSpaceBytes >> 20) MiB "
-                    + "on \(document)",
+                reason: "\(who) failed to allocate memory under its address space limit of \(limit) on \(document)",
                 termination: termination)
         case .signaled(SIGSYS):
             return SandboxFailure(
@@ -206,7 +210,8 @@ struct WorkerSlot: Sendable {
                 termination: termination)
         case .signaled(SIGXCPU):
             return SandboxFailure(
-                code: .timeout, reason: "\(who) reached its lifetime CPU limit on \(document)", termination: termination)
+                code: .timeout, reason: "\(who) reached its lifetime CPU limit on \(document)", termination: termination
+            )
         case .signaled(let signal):
             return SandboxFailure(
                 code: .crashed,

@@ -6,9 +6,11 @@ import Testing
 /// Real worker processes, inspected from outside (/proc) and made to try what they must not.
 @Suite("Confinement", .serialized)
 struct ConfinementTests {
-    @Test("a worker runs under a seccomp filter with no_new_privs, one thread and its limits", arguments: [
-        Executables.probe, Executables.worker,
-    ])
+    @Test(
+        "a worker runs under a seccomp filter with no_new_privs, one thread and its limits",
+        arguments: [
+            Executables.probe, Executables.worker,
+        ])
     func statusShowsConfinement(executable: String) async throws {
         var configuration = WorkerPool.Configuration.probe(workers: 1, addressSpaceBytes: 768 << 20)
         configuration.workerExecutable = executable
@@ -54,9 +56,11 @@ struct ConfinementTests {
         }
     }
 
-    @Test("a socket, a process, a program or a thread kills the worker with SIGSYS", arguments: [
-        "socket", "fork", "execve", "thread",
-    ])
+    @Test(
+        "a socket, a process, a program or a thread kills the worker with SIGSYS",
+        arguments: [
+            "socket", "fork", "execve", "thread",
+        ])
     func forbiddenCallsKill(command: String) async throws {
         try await withWorkerPool(configuration: .probe(workers: 2)) { pool in
             async let others = pool.echoes(6)

@@ -17,12 +17,14 @@ struct FrameTests {
         #expect(try ExtractionRequest(framePayload: Array(bytes.dropFirst(Frame.headerSize))) == request)
     }
 
-    @Test("headers with an unknown kind or a length over the limit are refused", arguments: [
-        [0, 0, 0, 1, 0x7F] as [UInt8],  // unknown kind
-        [0, 0x10, 0, 1, 0x20],  // 1 MiB + 1 > limit
-        [0xFF, 0xFF, 0xFF, 0xFF, 0x20],
-        [0, 0, 0, 0],  // short
-    ])
+    @Test(
+        "headers with an unknown kind or a length over the limit are refused",
+        arguments: [
+            [0, 0, 0, 1, 0x7F] as [UInt8],  // unknown kind
+            [0, 0x10, 0, 1, 0x20],  // 1 MiB + 1 > limit
+            [0xFF, 0xFF, 0xFF, 0xFF, 0x20],
+            [0, 0, 0, 0],  // short
+        ])
     func badHeaders(header: [UInt8]) {
         #expect(throws: FrameError.self) { try Frame.parseHeader(header, maxPayload: 1 << 20) }
     }

@@ -29,6 +29,16 @@ struct WorkerPoolTests {
         }
     }
 
+    @Test("one allocation beyond the address space limit yields sandbox.memory-limit")
+    func oneHugeAllocation() async throws {
+        try await withWorkerPool(configuration: .probe(workers: 1, addressSpaceBytes: 384 << 20)) { pool in
+            let failure = try #require(await pool.probe("allocate-once:\(1 << 32)").failure)
+            #expect(failure.code == .memoryLimit)
+            #expect(failure.termination == .signaled(SIGABRT))  // the Swift runtime's abort, after saying why
+            #expect(await pool.echoes(2) == 2)
+        }
+    }
+
     @Test("an endless loop yields sandbox.timeout at its deadline")
     func endlessLoop() async throws {
         try await withWorkerPool(configuration: .probe(workers: 2)) { pool in

@@ -3,7 +3,7 @@
 // copes. Never shipped, never started by the gateway.
 //
 // The document is the command: "echo", "open", "socket", "fork", "execve", "thread", "loop",
-// "spin:<ms>", "allocate", "garbage", "crash", "recurse", "big-answer:<bytes>".
+// "spin:<ms>", "allocate", "allocate-once:<bytes>", "garbage", "crash", "recurse", "big-answer:<bytes>".
 
 internal import CSeccomp
 internal import Glibc
@@ -64,12 +64,17 @@ func handle(_ request: ExtractionRequest) -> MarkupGraph {
         var start = timespec()
         clock_gettime(CLOCK_MONOTONIC, &start)
         var now = start
-        repeat { clock_gettime(CLOCK_MONOTONIC, &now) } while (now.tv_sec - start.tv_sec) * 1000
+        repeat {
+            clock_gettime(CLOCK_MONOTONIC, &now)
+        } while (now.tv_sec - start.tv_sec) * 1000
             + (now.tv_nsec - start.tv_nsec) / 1_000_000 < argument
         return report("probe.spun")
     case "allocate":
         var blocks: [[UInt8]] = []
         while true { blocks.append([UInt8](repeating: UInt8(blocks.count & 0xFF), count: 16 << 20)) }
+    case "allocate-once":  // one allocation larger than the address space limit
+        let block = [UInt8](repeating: 1, count: argument)
+        return report("probe.allocated-\(block.count)")
     case "garbage":
         _ = write(1, "this is not a frame at all", 26)
         return report("probe.garbage-sent")
