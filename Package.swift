@@ -12,7 +12,8 @@ let package = Package(
     name: "gateway",
     platforms: [.macOS(.v15)],
     products: [
-        .executable(name: "gateway", targets: ["gateway"])
+        .executable(name: "gateway", targets: ["gateway"]),
+        .executable(name: "gateway-worker", targets: ["gateway-worker"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -24,6 +25,7 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         .systemLibrary(name: "CLibIDN2", pkgConfig: "libidn2", providers: [.apt(["libidn2-dev"])]),
+        .systemLibrary(name: "CSeccomp", pkgConfig: "libseccomp", providers: [.apt(["libseccomp-dev"])]),
 
         .target(name: "MailMessage", swiftSettings: strictSettings),
         .target(name: "DNS", swiftSettings: strictSettings),
@@ -51,6 +53,10 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // Extraction in confined worker processes, and the worker executable (no NIO, no server).
+        .target(name: "Sandbox", dependencies: ["CSeccomp", "Markup"], swiftSettings: strictSettings),
+        .executableTarget(
+            name: "gateway-worker", dependencies: ["Sandbox", "Markup", "MailMessage"], swiftSettings: strictSettings),
         .executableTarget(
             name: "gateway",
             dependencies: [
@@ -70,6 +76,14 @@ let package = Package(
 
         // Shared fakes and real-server fixtures (dnsmasq, a SERVFAIL responder) for the test targets.
         .target(name: "TestSupport", dependencies: ["DNS"], path: "Tests/TestSupport", swiftSettings: strictSettings),
+        // Test-only worker that misbehaves on command (opens files, forks, loops), for SandboxTests.
+        .executableTarget(
+            name: "gateway-worker-probe",
+            dependencies: ["Sandbox", "Markup", "CSeccomp"],
+            path: "Tests/gateway-worker-probe",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(name: "SandboxTests", dependencies: ["Sandbox", "Markup"], swiftSettings: strictSettings),
         .testTarget(name: "MailMessageTests", dependencies: ["MailMessage"], swiftSettings: strictSettings),
         .testTarget(name: "DNSTests", dependencies: ["DNS", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(
