@@ -53,14 +53,22 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // The publish stage: stored reservations as an iCalendar feed (RFC 5545).
+        .target(name: "ICalendar", dependencies: ["Reservations", "Store"], swiftSettings: strictSettings),
+        // The pipeline the command line and the server share: authenticate, extract, resolve, admit, store.
+        .target(
+            name: "Ingestion",
+            dependencies: ["Admission", "DKIM", "DNS", "MailMessage", "Markup", "Reservations", "Sandbox", "Store"],
+            swiftSettings: strictSettings
+        ),
         // Extraction in confined worker processes, and the worker executable (no NIO, no server).
-        .target(name: "Sandbox", dependencies: ["CSeccomp", "Markup"], swiftSettings: strictSettings),
+        .target(name: "Sandbox", dependencies: ["CSeccomp", "Markup", "MailMessage"], swiftSettings: strictSettings),
         .executableTarget(
             name: "gateway-worker", dependencies: ["Sandbox", "Markup", "MailMessage"], swiftSettings: strictSettings),
         .executableTarget(
             name: "gateway",
             dependencies: [
-                "MailMessage", "DNS", "DKIM", "Markup", "Reservations", "Store", "Admission",
+                "MailMessage", "DNS", "DKIM", "Markup", "Reservations", "Store", "Admission", "Ingestion", "Sandbox", "ICalendar",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
@@ -103,6 +111,7 @@ let package = Package(
             dependencies: ["Reservations", "Markup", "MailMessage", "TestSupport"],
             swiftSettings: strictSettings
         ),
+        .testTarget(name: "ICalendarTests", dependencies: ["ICalendar", "Reservations", "Store"], swiftSettings: strictSettings),
         .testTarget(name: "AdmissionTests", dependencies: ["Admission", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(
             name: "StoreTests",

@@ -167,7 +167,7 @@ package struct AdmissionDecision: Sendable {
         return ["admission.dkim-failed"] + (ownSignature.code.map { [$0.description] } ?? [])
     }
 
-    static func unique(_ codes: [String]) -> [String] {
+    package static func unique(_ codes: [String]) -> [String] {
         var seen = Set<String>()
         return codes.filter { seen.insert($0).inserted }
     }
@@ -192,11 +192,4 @@ package struct AdmissionDecision: Sendable {
             modifiedTime: reservation.modifiedTime?.instant, kind: reservation.kind.rawValue,
             payload: payload, flags: flags, source: source)
     }
-}
-
-/// What the store keeps of an admitted reservation: the typed model (for calendars) and the
-/// normalized schema.org object (for `reservations show`).
-package struct StoredPayload: Codable, Sendable, Hashable {
-    package var reservation: Reservation
-    package var markup: JSONValue
 }

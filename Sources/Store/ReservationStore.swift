@@ -30,6 +30,9 @@ package protocol ReservationStore: Sendable {
     /// Every record of `owner`, cancelled ones included, oldest first.
     func list(owner: String) async throws -> [StoredReservation]
 
+    /// Every owner's reservations, oldest first, at most `limit` (an operator's view).
+    func listAll(limit: Int) async throws -> [StoredReservation]
+
     /// Every version of record `id`, oldest first, the current one last; empty when there is no such record.
     func history(of id: Int64) async throws -> [ReservationHistoryEntry]
 }

@@ -60,6 +60,15 @@ extension SQLiteStore {
         }
     }
 
+    package func listAll(limit: Int) async throws -> [StoredReservation] {
+        try await reading("reservation list") { db in
+            try Row.fetchAll(
+                db.cachedStatement(sql: "SELECT \(Self.reservationColumns) FROM reservation ORDER BY id LIMIT ?"),
+                arguments: [limit]
+            ).map(Self.storedReservation)
+        }
+    }
+
     package func history(of id: Int64) async throws -> [ReservationHistoryEntry] {
         try await reading("reservation history") { db in
             guard
