@@ -137,7 +137,7 @@ package final class DNSMasq: Sendable {
             do {
                 _ = try await client.txtRecords(for: "dnsmasq-ready-probe.\(domain)")
                 return true
-            } catch  where error.code == .timeout || error.code == .network {
+            } catch where error.code == .timeout || error.code == .network {
                 try await Task.sleep(for: .milliseconds(20))
             } catch {
                 return true
