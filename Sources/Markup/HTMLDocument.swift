@@ -243,7 +243,9 @@ private struct Builder {
                         }
                     }
                 case UInt8(ascii: "t"):
-                    if isScript, HTMLDocument.equals(attribute, "type"), let attributeValue, HTMLDocument.isJSONLD(attributeValue) {
+                    if isScript, HTMLDocument.equals(attribute, "type"), let attributeValue,
+                        HTMLDocument.isJSONLD(attributeValue)
+                    {
                         flags.insert(.jsonLDScript)
                     }
                 default:
@@ -267,7 +269,8 @@ private struct Builder {
         elements.append(
             Element(
                 end: Int32(truncatingIfNeeded: index + 1), textStart: Int32(truncatingIfNeeded: text.count),
-                textEnd: Int32(truncatingIfNeeded: text.count), attributeStart: Int32(truncatingIfNeeded: attributeStart),
+                textEnd: Int32(truncatingIfNeeded: text.count),
+                attributeStart: Int32(truncatingIfNeeded: attributeStart),
                 attributeCount: UInt8(attributes.count - attributeStart), flags: flags, kind: kind))
         open.append(index)
         if flags.contains(.jsonLDScript) { jsonLDScripts.append(index) }
@@ -282,7 +285,8 @@ private struct Builder {
             attributeBytes.append(contentsOf: UnsafeBufferPointer(start: value, count: length))
         }
         attributes.append(
-            HTMLDocument.StoredAttribute(name: name, start: Int32(truncatingIfNeeded: start), count: Int32(truncatingIfNeeded: length)))
+            HTMLDocument.StoredAttribute(
+                name: name, start: Int32(truncatingIfNeeded: start), count: Int32(truncatingIfNeeded: length)))
     }
 
 }

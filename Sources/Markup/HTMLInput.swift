@@ -8,16 +8,18 @@ internal import Glibc
 /// `"` from a byte scanner). So the encoding is settled here, following the WHATWG Encoding
 /// standard's order, and libxml2 is told to ignore `<meta charset>` (`HTML_PARSE_IGNORE_ENC`):
 ///
-/// 1. a byte order mark (UTF-8, UTF-16LE, UTF-16BE) wins (HTML §13.2.3.1 step 1);
-/// 2. else the caller's declared encoding (a MIME or HTTP `charset`);
+/// 1. a byte order mark (UTF-8, UTF-16LE, UTF-16BE) wins, as in HTML's "encoding sniffing algorithm";
+/// 2. else the caller's declared encoding (a MIME or HTTP `charset`, the "transport layer" step);
 /// 3. else a `<meta charset>` or `<meta http-equiv content="…; charset=…">` in the first 1024 bytes
-///    (HTML §13.2.3.2 "prescan a byte stream", simplified);
+///    (HTML's "prescan a byte stream to determine its encoding", simplified); UTF-16 named there
+///    means UTF-8, as that algorithm says;
 /// 4. else UTF-8 when the bytes are valid UTF-8, windows-1252 otherwise (what libxml2 does too).
 ///
 /// Labels are resolved as the Encoding standard does for the common ones (`latin1`, `us-ascii` and
 /// `iso-8859-1` mean windows-1252; `gb2312` means GB18030; `shift_jis` means windows-31j), any
-/// other label is passed to iconv. Bytes invalid in the encoding, and NUL bytes (which stop libxml2
-/// 2.9's loops), become U+FFFD.
+/// other label is passed to iconv, except those HTML forbids ("user agents must not support the
+/// CESU-8, UTF-7, BOCU-1, SCSU, EBCDIC, and UTF-32 encodings"): UTF-7 in particular writes `<` as
+/// `+ADw-`. Bytes invalid in the encoding, and NUL bytes (which stop libxml2 2.9's loops), become U+FFFD.
 enum HTMLInput {
     /// How bytes are turned into UTF-8.
     private enum Decoding: Equatable {
@@ -27,9 +29,7 @@ enum HTMLInput {
         /// Bytes per code unit, so that an invalid unit is skipped whole.
         var unitSize: Int {
             guard case .iconv(let name) = self else { return 1 }
-            if name.hasPrefix("UTF-16") { return 2 }
-            if name.hasPrefix("UTF-32") || name.hasPrefix("UCS-4") { return 4 }
-            return 1
+            return name.hasPrefix("UTF-16") ? 2 : 1
         }
     }
 
@@ -58,7 +58,7 @@ enum HTMLInput {
             }
         } else if let label = metaCharset(bytes) {
             decoding = resolve(label)
-            // A <meta> that could be read as ASCII cannot truthfully declare UTF-16 (Encoding §4.2).
+            // A <meta> that could be read as ASCII cannot truthfully declare UTF-16.
             if case .iconv(let name) = decoding, name.hasPrefix("UTF-16") { decoding = .utf8 }
             if decoding == nil {
                 state.warning(
@@ -113,26 +113,41 @@ enum HTMLInput {
                 "iso8859-1", "iso88591", "iso_8859-1", "iso_8859-1:1987", "l1", "latin1", "us-ascii",
                 "windows-1252", "x-cp1252",
             ], .iconv("WINDOWS-1252"))
-        add(["iso-8859-9", "iso8859-9", "iso88599", "iso_8859-9", "l5", "latin5", "windows-1254"], .iconv("WINDOWS-1254"))
+        add(
+            ["iso-8859-9", "iso8859-9", "iso88599", "iso_8859-9", "l5", "latin5", "windows-1254"],
+            .iconv("WINDOWS-1254"))
         add(["tis-620", "iso-8859-11", "iso8859-11", "windows-874", "dos-874"], .iconv("CP874"))
         add(["gb2312", "gbk", "gb18030", "chinese", "csgb2312", "x-gbk", "cp936"], .iconv("GB18030"))
-        add(["shift_jis", "shift-jis", "sjis", "ms_kanji", "ms932", "windows-31j", "x-sjis", "csshiftjis"], .iconv("CP932"))
+        add(
+            ["shift_jis", "shift-jis", "sjis", "ms_kanji", "ms932", "windows-31j", "x-sjis", "csshiftjis"],
+            .iconv("CP932"))
         add(["euc-kr", "ks_c_5601-1987", "ksc5601", "ks_c_5601-1989", "windows-949", "cp949"], .iconv("CP949"))
         add(["big5", "big5-hkscs", "cn-big5", "x-x-big5", "csbig5"], .iconv("BIG5-HKSCS"))
-        add(["utf-16", "utf-16le", "unicode", "ucs-2", "csunicode", "iso-10646-ucs-2", "unicodefeff"], .iconv("UTF-16LE"))
+        add(
+            ["utf-16", "utf-16le", "unicode", "ucs-2", "csunicode", "iso-10646-ucs-2", "unicodefeff"],
+            .iconv("UTF-16LE"))
         add(["utf-16be", "unicodefffe"], .iconv("UTF-16BE"))
         return table
     }()
+
+    /// Encodings HTML forbids, by label fragment (EBCDIC also as `ibm037`, `cp037`, … below).
+    private static let forbidden = [
+        "utf-7", "utf7", "utf-32", "utf32", "ucs-4", "ucs4", "cesu", "bocu", "scsu", "ebcdic", "ibm500", "cp500",
+        "ibm1047", "cp1047", "ibm1026", "ibm273", "ibm277", "ibm278", "ibm280", "ibm284", "ibm285", "ibm297", "ibm871",
+    ]
 
     /// The decoding for an encoding label, or nil when neither the table nor iconv knows it.
     private static func resolve(_ label: String) -> Decoding? {
         let name = String(
             label.lowercased().unicodeScalars.filter { !" \t\r\n\u{0C}\"'".unicodeScalars.contains($0) })
         if let known = labels[name] { return known }
-        // UTF-7 can hide markup from anything that reads ASCII; browsers dropped it (Encoding §4.2).
-        if name.contains("utf-7") || name.contains("utf7") { return nil }
+        guard !forbidden.contains(where: { name.contains($0) }), !name.hasPrefix("ibm0"), !name.hasPrefix("cp0") else {
+            return nil
+        }
         guard !name.isEmpty, name.count <= 40,
-            name.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || "0123456789-_.:".unicodeScalars.contains($0)) })
+            name.unicodeScalars.allSatisfy({
+                $0.isASCII && ($0.properties.isAlphabetic || "0123456789-_.:".unicodeScalars.contains($0))
+            })
         else { return nil }
         let upper = name.uppercased()
         let descriptor = iconv_open("UTF-8", upper)
@@ -161,7 +176,9 @@ enum HTMLInput {
                 while cursor < tagEnd, window[cursor].isASCIIWhitespace { cursor += 1 }
                 guard cursor < tagEnd, window[cursor] == UInt8(ascii: "=") else { continue }
                 cursor += 1
-                while cursor < tagEnd, window[cursor].isASCIIWhitespace || window[cursor] == 0x22 || window[cursor] == 0x27 {
+                while cursor < tagEnd,
+                    window[cursor].isASCIIWhitespace || window[cursor] == 0x22 || window[cursor] == 0x27
+                {
                     cursor += 1
                 }
                 let start = cursor
@@ -179,7 +196,6 @@ enum HTMLInput {
         for offset in 0..<count where bytes[index + offset] | 0x20 != word.utf8Start[offset] { return false }
         return true
     }
-
 
     private static func isLabelByte(_ byte: UInt8) -> Bool {
         switch byte {
@@ -236,8 +252,10 @@ enum HTMLInput {
             while true {
                 if output.count - written < 16 { output += [UInt8](repeating: 0, count: output.count) }
                 let (result, error, newlyWritten) = output.withUnsafeMutableBufferPointer { buffer in
-                    var outPointer: UnsafeMutablePointer<CChar>? = UnsafeMutableRawPointer(buffer.baseAddress! + written)
-                        .assumingMemoryBound(to: CChar.self)
+                    var outPointer: UnsafeMutablePointer<CChar>? = UnsafeMutableRawPointer(
+                        buffer.baseAddress! + written
+                    )
+                    .assumingMemoryBound(to: CChar.self)
                     var outLeft = buffer.count - written
                     let before = outLeft
                     let result = iconv(descriptor, &inPointer, &inLeft, &outPointer, &outLeft)

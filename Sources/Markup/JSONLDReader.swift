@@ -101,7 +101,6 @@ struct JSONLDReader {
         return "line \(line), column \(offset - lineStart + 1) (byte \(offset))"
     }
 
-
     // MARK: Reading values
 
     private var currentPath: String { Self.text(of: path, from: root) }

@@ -78,7 +78,6 @@ enum JSONLDRepair {
         if !steps.contains(step) { steps.append(step) }
     }
 
-
     // MARK: Entities
 
     /// Entity-escaped: the block has no raw double quote but has an escaped one.

@@ -223,7 +223,9 @@ extension JSONParser {
                 if byte < 0x20 { throw failure("raw control character in a string") }
                 index += 1
             }
-            guard index < input.count else { throw Failure(kind: .syntax, offset: start - 1, reason: "unterminated string") }
+            guard index < input.count else {
+                throw Failure(kind: .syntax, offset: start - 1, reason: "unterminated string")
+            }
             // Slow path: decode escapes into `scratch`, stop keeping bytes past the limit.
             scratch.removeAll(keepingCapacity: true)
             scratch.append(contentsOf: UnsafeBufferPointer(rebasing: input[start..<index]))

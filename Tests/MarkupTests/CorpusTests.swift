@@ -51,6 +51,7 @@ struct CorpusTests {
         // The reservation numbers as well, under either dialect's name.
         let ids = graph.nodes.filter { node in node.types.map(Self.localName).contains(where: knownTypes.contains) }
             .map { $0.text("reservationId") ?? $0.text("reservationNumber") }
-        #expect(ids.sorted { ($0 ?? "") < ($1 ?? "") } == expected.map(\.reservationId).sorted { ($0 ?? "") < ($1 ?? "") })
+        #expect(
+            ids.sorted { ($0 ?? "") < ($1 ?? "") } == expected.map(\.reservationId).sorted { ($0 ?? "") < ($1 ?? "") })
     }
 }

@@ -26,7 +26,10 @@ struct EncodingTests {
 
     @Test(arguments: [
         ("<meta charset=\"iso-8859-1\">", [UInt8]([0xE9, 0x80]), "é€"),  // latin1 means windows-1252
-        ("<meta http-equiv=\"Content-Type\" content=\"text/html; charset=windows-1251\">", [0xC1, 0xF0, 0xEE, 0xED, 0xFC], "Бронь"),
+        (
+            "<meta http-equiv=\"Content-Type\" content=\"text/html; charset=windows-1251\">",
+            [0xC1, 0xF0, 0xEE, 0xED, 0xFC], "Бронь"
+        ),
         ("<META CHARSET='ISO-8859-15'>", [0xA4], "€"),
         ("<meta charset=\"shift_jis\">", [0x97, 0x5C, 0x96, 0xF1], "予約"),
     ])
@@ -46,17 +49,24 @@ struct EncodingTests {
     }
 
     @Test func byteOrderMarksWin() {
-        let utf16 = [UInt8]([0xFF, 0xFE]) + String(decoding: item(Array("Zürich".utf8)), as: UTF8.self).utf16
+        let utf16 =
+            [UInt8]([0xFF, 0xFE])
+            + String(decoding: item(Array("Zürich".utf8)), as: UTF8.self).utf16
             .flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
         #expect(value(utf16, encoding: "ISO-8859-1") == ("Zürich", []))
-        let utf16BE = [UInt8]([0xFE, 0xFF]) + String(decoding: item(Array("Zürich".utf8)), as: UTF8.self).utf16
+        let utf16BE =
+            [UInt8]([0xFE, 0xFF])
+            + String(decoding: item(Array("Zürich".utf8)), as: UTF8.self).utf16
             .flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
         #expect(value(utf16BE) == ("Zürich", []))
         #expect(value([0xEF, 0xBB, 0xBF] + item(Array("Zürich".utf8)), encoding: "windows-1252") == ("Zürich", []))
     }
 
     @Test func invalidBytesInDeclaredUTF8BecomeReplacementCharacters() {
-        #expect(value(item([0x61, 0xFF, 0x62, 0xC3]), encoding: "UTF-8") == ("a\u{FFFD}b\u{FFFD}", ["markup.encoding-invalid"]))
+        #expect(
+            value(item([0x61, 0xFF, 0x62, 0xC3]), encoding: "UTF-8") == (
+                "a\u{FFFD}b\u{FFFD}", ["markup.encoding-invalid"]
+            ))
     }
 
     @Test func nulBytesDoNotEndTheDocument() {
@@ -77,6 +87,12 @@ struct EncodingTests {
         let graph = MarkupExtractor().extract(html: html)
         #expect(graph.nodes.isEmpty)
         #expect(graph.codes == ["markup.encoding-unsupported"])
+    }
+
+    @Test(arguments: ["UTF-32", "utf-32le", "IBM037", "cp037", "EBCDIC-US", "UTF-7", "CESU-8"])
+    func encodingsHTMLForbidsAreRefused(label: String) {
+        #expect(value(item(Array("ü".utf8)), encoding: label) == ("ü", ["markup.encoding-unsupported"]))
+        #expect(value(item(Array("ü".utf8), head: "<meta charset=\(label)>")) == ("ü", ["markup.encoding-unsupported"]))
     }
 
     @Test(arguments: [

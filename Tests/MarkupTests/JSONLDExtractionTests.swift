@@ -15,9 +15,10 @@ struct JSONLDExtractionTests {
         let stay = graph.nodes[0]
         #expect(stay.id == "#stay")
         #expect(stay.syntax == .jsonLD)
-        #expect(stay.propertyNames == [
-            "reservationId", "reservationStatus", "underName", "reservationFor", "checkinTime", "checkoutTime",
-        ])
+        #expect(
+            stay.propertyNames == [
+                "reservationId", "reservationStatus", "underName", "reservationFor", "checkinTime", "checkoutTime",
+            ])
         let hotel = try #require(stay.node("reservationFor"))
         #expect(hotel.types == ["Hotel"])
         #expect(hotel.text("name") == "Hotel Zürich")
@@ -32,7 +33,9 @@ struct JSONLDExtractionTests {
         let flight = graph.nodes[0]
         #expect(flight.id == "https://airline.example/booking/RXJ34P")
         // {"@id": …} is a node with an id and no types; an object without @type is a node with no types.
-        #expect(flight.node("reservationStatus") == SchemaNode(types: [], id: "http://schema.org/Confirmed", syntax: .jsonLD))
+        #expect(
+            flight.node("reservationStatus")
+                == SchemaNode(types: [], id: "http://schema.org/Confirmed", syntax: .jsonLD))
         #expect(flight.node("underName")?.types == [])
         #expect(flight.node("underName")?.text("name") == "Eva Green")
         let trip = try #require(flight.node("reservationFor"))
@@ -167,7 +170,8 @@ struct JSONLDExtractionTests {
 
     @Test func aStandaloneJSONLDPart() {
         let extractor = MarkupExtractor()
-        let graph = extractor.extract(jsonLD: #"{"@type": "FlightReservation", "reservationId": "X1"}"#, path: "mime[1.2]")
+        let graph = extractor.extract(
+            jsonLD: #"{"@type": "FlightReservation", "reservationId": "X1"}"#, path: "mime[1.2]")
         #expect(graph.nodes.map { $0.text("reservationId") } == ["X1"])
         let broken = extractor.extract(jsonLD: #"{"@type": "FlightReservation",}"#, path: "mime[2]")
         #expect(broken.nodes.count == 1)

@@ -34,7 +34,10 @@ struct JSONParserTests {
             return
         }
         #expect(members.map(\.name) == ["b", "a", "b"])
-        #expect(members.map(\.value) == [.number("1"), .object([JSONMember(key: .string("x"), value: .array([]))]), .number("2")])
+        #expect(
+            members.map(\.value) == [
+                .number("1"), .object([JSONMember(key: .string("x"), value: .array([]))]), .number("2"),
+            ])
     }
 
     @Test(arguments: [
@@ -73,10 +76,11 @@ struct JSONParserTests {
 
     @Test func longStringsAreMeasuredNotKept() throws {
         let short = JSONParser(maxDepth: 8, maxStringLength: 4)
-        #expect(try short.parse(Array(#"["abcd", "abcde", "a\u0062cde", 123456]"#.utf8)).get()
-            == .array([
-                .string("abcd"), .oversizedString(byteCount: 5), .oversizedString(byteCount: 5),
-                .oversizedString(byteCount: 6),
-            ]))
+        #expect(
+            try short.parse(Array(#"["abcd", "abcde", "a\u0062cde", 123456]"#.utf8)).get()
+                == .array([
+                    .string("abcd"), .oversizedString(byteCount: 5), .oversizedString(byteCount: 5),
+                    .oversizedString(byteCount: 6),
+                ]))
     }
 }

@@ -161,7 +161,8 @@ struct LimitTests {
 
     @Test func randomBytesDoNotCrash() {
         var generator = SystemRandomNumberGenerator()
-        let alphabet = Array("<>/=\"' abcdefghijklmnopqrstuvwxyz-!?[]{}:,itemscopepropref&#;\n\u{0}".utf8) + [0xC3, 0xFF]
+        let alphabet =
+            Array("<>/=\"' abcdefghijklmnopqrstuvwxyz-!?[]{}:,itemscopepropref&#;\n\u{0}".utf8) + [0xC3, 0xFF]
         for _ in 0..<50 {
             let bytes = (0..<2000).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] }
             _ = MarkupExtractor().extract(html: bytes)

@@ -38,7 +38,8 @@ struct MicrodataExtractionTests {
 
     @Test func nestedItemsDoNotLeakIntoTheirParent() throws {
         let graph = try extract(fixture: "microdata-nested.html")
-        #expect(graph.nodes.map(\.types) == [["http://schema.org/FlightReservation"], ["http://schema.org/Organization"]])
+        #expect(
+            graph.nodes.map(\.types) == [["http://schema.org/FlightReservation"], ["http://schema.org/Organization"]])
         let reservation = graph.nodes[0]
         #expect(reservation.propertyNames == ["reservationNumber", "underName", "reservationFor", "reservationStatus"])
         #expect(reservation.values("name").isEmpty)
