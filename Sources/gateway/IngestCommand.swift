@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Ingestion
+import Store
 
 struct IngestCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,5 +1,6 @@
 import Foundation
 import Ingestion
+import Store
 
 /// How `ingest` and `check` print a report: one line per reservation, then the codes.
 enum ReportPrinter {

@@ -106,7 +106,12 @@ struct ReservationsCommand: AsyncParsableCommand {
         func run() async throws {
             let store = try state.openStore()
             var found: [StoredReservation] = []
-            let owners = owner.map { [$0.lowercased()] } ?? Array(Swift.Set(try await store.listAll(limit: 10_000).map(\.owner))).sorted()
+            let owners: [String]
+            if let owner {
+                owners = [owner.lowercased()]
+            } else {
+                owners = Array(Swift.Set(try await store.listAll(limit: 100_000).map(\.owner))).sorted()
+            }
             for owner in owners {
                 found += try await store.lookup(containerReference: reference, itemReferences: items, owner: owner, sourceDomain: domain?.lowercased())
             }
