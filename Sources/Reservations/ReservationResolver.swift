@@ -198,6 +198,17 @@ package struct ReservationResolver: Sendable {
         _ node: SchemaNode, depth: Int, index: [String: SchemaNode], budget: inout Int, truncated: inout Bool
     ) -> SchemaNode {
         var result = SchemaNode(types: node.types.map(SchemaVocabulary.localName), id: node.id, syntax: node.syntax)
+        // Where each name went in `result`: two spellings (`name`, `http://schema.org/name`) merge,
+        // and an item with very many properties stays linear.
+        var positions: [String: Int] = [:]
+        func append(_ value: SchemaValue, for name: String) {
+            if let position = positions[name] {
+                result.properties[position].values.append(value)
+            } else {
+                positions[name] = result.properties.count
+                result.properties.append(SchemaProperty(name: name, values: [value]))
+            }
+        }
         for property in node.properties {
             let name = SchemaVocabulary.localName(property.name)
             guard !name.isEmpty, !name.hasPrefix("@") else { continue }
@@ -205,7 +216,7 @@ package struct ReservationResolver: Sendable {
                 switch value {
                 case .text(let text):
                     let trimmed = text.trimmingWhitespace()
-                    if !trimmed.isEmpty { result.append(.text(trimmed), for: name) }
+                    if !trimmed.isEmpty { append(.text(trimmed), for: name) }
                 case .node(var child):
                     guard depth < configuration.maxDepth, budget > 0 else {
                         truncated = true
@@ -215,7 +226,7 @@ package struct ReservationResolver: Sendable {
                     if child.types.isEmpty, child.properties.isEmpty, let id = child.id, let target = index[id] {
                         child = target
                     }
-                    result.append(
+                    append(
                         .node(canonicalize(child, depth: depth + 1, index: index, budget: &budget, truncated: &truncated)),
                         for: name)
                 }

@@ -124,3 +124,26 @@ struct FindingTests {
         #expect(Set(resolutions.compactMap(\.reservation?.itemReference)).count == 200)
     }
 }
+
+@Suite("Hostile graphs stay cheap")
+struct HostileGraphTests {
+    @Test func reservationWithVeryManyPropertiesIsLinear() throws {
+        var graph = try GraphBuilder.graph(Samples.appleFlight)
+        for index in 0..<50_000 {
+            graph.nodes[0].properties.append(SchemaProperty(name: "extra\(index)", values: [.text("x")]))
+        }
+        let clock = ContinuousClock()
+        let elapsed = clock.measure { #expect(ReservationResolver().resolve(graph).count == 1) }
+        #expect(elapsed < .seconds(10))
+    }
+
+    @Test func veryManyValuesOfOneProperty() throws {
+        var graph = try GraphBuilder.graph(Samples.appleFlight)
+        graph.nodes[0].properties.append(
+            SchemaProperty(name: "reservedTicket", values: Array(repeating: .text("t"), count: 100_000)))
+        graph.nodes[0].properties.append(
+            SchemaProperty(name: "underName", values: Array(repeating: .text("Eva Green"), count: 1000)))
+        let resolutions = ReservationResolver().resolve(graph)
+        #expect(resolutions.count == 1)
+    }
+}
