@@ -1,15 +1,8 @@
 // gateway-worker: the sandboxed extraction worker the gateway starts and supervises. It reads
-// hostile documents from its stdin only after confining itself (see Sandbox/Confinement.swift).
-//
-// Interim handler: the extraction entry points (Markup, MailMessage) are merged in next.
+// hostile documents from its stdin only after confining itself (see Sandbox/Confinement.swift),
+// and runs the one extraction handler (Sandbox/DocumentExtraction.swift) on each.
 
 internal import Glibc
-internal import Markup
 internal import Sandbox
 
-exit(
-    WorkerMain.run { request in
-        MarkupGraph(diagnostics: [
-            Diagnostic(.error, Diagnostic.Code("sandbox.extractor-missing"), "extraction is not wired in yet")
-        ])
-    })
+exit(WorkerMain.run(handler: DocumentExtraction.run))

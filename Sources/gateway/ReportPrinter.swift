@@ -12,7 +12,7 @@ enum ReportPrinter {
         Terminal.line(head)
         if !report.codes.isEmpty { Terminal.line("  refused: \(report.codes.joined(separator: ", "))") }
         for item in report.items {
-            var line = "  \(item.outcome.padding(toLength: 10, withPad: " ", startingAt: 0))"
+            var line = "  \(item.outcome.padding(toLength: 11, withPad: " ", startingAt: 0))"
             if let version = item.version { line += "v\(version) " }
             line += item.summary
             Terminal.line(line)

@@ -51,13 +51,17 @@ struct LogCommand: AsyncParsableCommand {
             if !entry.codes.isEmpty { line += " [\(entry.codes.joined(separator: ", "))]" }
             if !entry.flags.isEmpty { line += " under \(entry.flags.joined(separator: ", "))" }
             Terminal.line(line)
+            // One line per item and outcome; an item stored for several owners is counted, not repeated.
+            var lines: [(String, Int)] = []
             for item in entry.reservations {
                 let outcome = item.outcome.map { outcome -> String in
                     if case .updated(let version) = outcome { return "updated v\(version)" }
                     return outcome.code
                 } ?? "rejected"
-                Terminal.line("    \(item.itemReference): \(outcome)\(item.codes.isEmpty ? "" : " [\(item.codes.joined(separator: ", "))]")")
+                let line = "    \(item.itemReference): \(outcome)\(item.codes.isEmpty ? "" : " [\(item.codes.joined(separator: ", "))]")"
+                if let index = lines.firstIndex(where: { $0.0 == line }) { lines[index].1 += 1 } else { lines.append((line, 1)) }
             }
+            for (line, count) in lines { Terminal.line(count > 1 ? "\(line) (\(count) owners)" : line) }
         }
     }
 }
