@@ -27,10 +27,14 @@ test: deps
 	# for one of the two cooperative threads a 2-core machine has.
 	$(SWIFT) test --skip-build --no-parallel
 
-# The gateway's main job on the embedded default. Until admission and the store exist, it verifies
-# the signed examples against their published keys.
+# The gateway's main job on the embedded default (SQLite at var/gateway.sqlite, development policy):
+# register the example senders, ingest their signed confirmations (keys from examples/keys.zone,
+# markup parsed in the sandbox), and show what the shared store now holds.
+EXAMPLE_DOMAINS := nordic-rail.example kokkari.example skyways.example
 run: build
-	$(GATEWAY) dkim verify --keys examples/keys.zone examples/*.eml
+	@for domain in $(EXAMPLE_DOMAINS); do $(GATEWAY) register $$domain --contact markup@$$domain; done
+	$(GATEWAY) ingest email --keys examples/keys.zone examples/*.eml
+	$(GATEWAY) reservations list
 
 bench: deps
 	$(SWIFT) build -c release --product gateway-bench
