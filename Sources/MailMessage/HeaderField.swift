@@ -24,6 +24,19 @@ package struct HeaderField: Sendable {
 
     /// The value unfolded (RFC 5322 §2.2.3: CRLF before WSP removed), leading and trailing WSP trimmed.
     package var unfoldedValue: String {
+        String(decoding: unfoldedBytes, as: UTF8.self)
+    }
+
+    /// The value as text for people: unfolded, trimmed, RFC 2047 encoded words decoded
+    /// (`=?utf-8?Q?Caf=C3=A9?=` → `Café`), raw 8-bit text read as UTF-8 (RFC 6532) or, when it is not
+    /// valid UTF-8, Windows-1252. For unstructured fields (Subject, Comments); address fields parse
+    /// with `MailAddress.list(parsing:)`, which decodes display names the same way.
+    package var decodedValue: String {
+        EncodedWords.decode(unfoldedBytes[...])
+    }
+
+    /// The value bytes unfolded (every CR and LF removed) and trimmed of leading and trailing WSP.
+    var unfoldedBytes: [UInt8] {
         var out = [UInt8]()
         out.reserveCapacity(valueRange.count)
         for byte in rawValue where byte != .carriageReturn && byte != .lineFeed { out.append(byte) }
@@ -31,6 +44,7 @@ package struct HeaderField: Sendable {
         var end = out.endIndex
         while start < end && (out[start] == .space || out[start] == .tab) { start += 1 }
         while end > start && (out[end - 1] == .space || out[end - 1] == .tab) { end -= 1 }
-        return String(decoding: out[start..<end], as: UTF8.self)
+        if start > 0 || end < out.count { return Array(out[start..<end]) }
+        return out
     }
 }

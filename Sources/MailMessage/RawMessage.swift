@@ -87,28 +87,49 @@ package struct RawMessage: Sendable {
     }
 
     /// Drops an mbox `From sender date` separator line, which no MTA sends and no signer signs.
+    ///
+    /// The separator is `From` and a space followed by something other than a colon: a header field
+    /// written in the obsolete form `From : a@example.com` (RFC 5322 §4.5.3) is kept.
     static func dropMboxSeparator(_ bytes: inout [UInt8]) {
         guard bytes.starts(with: Array("From ".utf8)) else { return }
         guard let end = bytes.firstIndex(of: .lineFeed) else { return }
-        // A real header field "From:" has a colon before any space; "From " with a space is the separator.
+        var index = 5
+        while index < end && (bytes[index] == .space || bytes[index] == .tab) { index += 1 }
+        guard index < end, bytes[index] != .colon else { return }
         bytes.removeSubrange(..<(end + 1))
     }
 
     /// Splits the header section into fields (RFC 5322 §2.2): a field starts on a line that does not
     /// begin with WSP and runs over continuation lines that do. The section ends at the first empty line.
     static func parseHeaderSection(_ bytes: [UInt8]) -> ([HeaderField], Int) {
+        parseHeaderSection(bytes[...])
+    }
+
+    /// Splits a header section that starts at `bytes.startIndex` into fields. Indices (in the fields'
+    /// `raw` slices, their `valueRange`s and the returned body start) are indices of `bytes`' base, so
+    /// the header section of a MIME body part parses in place (RFC 2045 §3, RFC 2046 §5.1.1).
+    ///
+    /// A line that is not a field (no colon, or a name with other than printable ASCII) is skipped
+    /// with its continuation lines. A name followed by whitespace before the colon is the obsolete
+    /// form of RFC 5322 §4.5.3 (`Subject : ...`): accepted, the name without the whitespace.
+    ///
+    /// - Returns: the fields, and the index of the first body byte (just past the empty line that
+    ///   ends the header section), or `bytes.endIndex` when there is no empty line.
+    static func parseHeaderSection(_ bytes: ArraySlice<UInt8>) -> ([HeaderField], Int) {
         var fields: [HeaderField] = []
-        var lineStart = 0
+        var lineStart = bytes.startIndex
         var fieldStart: Int? = nil
-        var bodyStart = bytes.count
 
         func closeField(endingAt end: Int) {
             guard let start = fieldStart else { return }
             fieldStart = nil
             let raw = bytes[start..<end]
             guard let colon = raw.firstIndex(of: .colon) else { return }  // not a field: ignored
-            let name = String(decoding: bytes[start..<colon], as: UTF8.self)
-            guard !name.isEmpty, name.utf8.allSatisfy({ $0 > 32 && $0 < 127 }) else { return }
+            var nameEnd = colon
+            while nameEnd > start && (bytes[nameEnd - 1] == .space || bytes[nameEnd - 1] == .tab) { nameEnd -= 1 }
+            let nameBytes = bytes[start..<nameEnd]
+            guard !nameBytes.isEmpty, nameBytes.allSatisfy({ $0 > 32 && $0 < 127 }) else { return }
+            let name = String(decoding: nameBytes, as: UTF8.self)
             var valueEnd = end
             if valueEnd - 2 >= colon + 1 && bytes[valueEnd - 2] == .carriageReturn && bytes[valueEnd - 1] == .lineFeed {
                 valueEnd -= 2
@@ -116,16 +137,17 @@ package struct RawMessage: Sendable {
             fields.append(HeaderField(name: name, raw: raw, valueRange: (colon + 1)..<valueEnd))
         }
 
-        while lineStart < bytes.count {
+        let endIndex = bytes.endIndex
+        while lineStart < endIndex {
             // Find the end of this line (index just past its LF, or the end of input).
             var lineEnd = lineStart
-            while lineEnd < bytes.count && bytes[lineEnd] != .lineFeed { lineEnd += 1 }
-            let nextLine = lineEnd < bytes.count ? lineEnd + 1 : bytes.count
-            let isEmptyLine = (lineEnd == lineStart) || (lineEnd == lineStart + 1 && bytes[lineStart] == .carriageReturn)
-            if isEmptyLine && lineEnd < bytes.count {
+            while lineEnd < endIndex && bytes[lineEnd] != .lineFeed { lineEnd += 1 }
+            let nextLine = lineEnd < endIndex ? lineEnd + 1 : endIndex
+            let isEmptyLine =
+                (lineEnd == lineStart) || (lineEnd == lineStart + 1 && bytes[lineStart] == .carriageReturn)
+            if isEmptyLine && lineEnd < endIndex {
                 closeField(endingAt: lineStart)
-                bodyStart = nextLine
-                return (fields, bodyStart)
+                return (fields, nextLine)
             }
             let first = bytes[lineStart]
             if first != .space && first != .tab {  // a continuation line belongs to the open field
@@ -134,8 +156,8 @@ package struct RawMessage: Sendable {
             }
             lineStart = nextLine
         }
-        closeField(endingAt: bytes.count)
-        return (fields, bytes.count)
+        closeField(endingAt: endIndex)
+        return (fields, endIndex)
     }
 }
 
@@ -159,4 +181,8 @@ extension UInt8 {
     package static let colon = UInt8(ascii: ":")
     package static let semicolon = UInt8(ascii: ";")
     package static let equalsSign = UInt8(ascii: "=")
+    static let questionMark = UInt8(ascii: "?")
+    static let hyphen = UInt8(ascii: "-")
+    static let quotationMark = UInt8(ascii: "\"")
+    static let backslash = UInt8(ascii: "\\")
 }

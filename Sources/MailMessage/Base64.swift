@@ -1,0 +1,136 @@
+/// A lenient base64 decoder for MIME bodies and RFC 2047 `B` words (RFC 2045 §6.8, RFC 4648 §4).
+///
+/// Real senders wrap lines at any width, end lines with stray spaces, forget the padding or
+/// concatenate separately padded chunks. The decoder skips every byte outside the alphabet (RFC 2045
+/// §6.8: "Any characters outside of the base64 alphabet are to be ignored"), treats `=` as the end of
+/// a quantum (so padded chunks can follow each other) and decodes whatever full bytes the bits left at
+/// the end hold when padding is missing. It never fails.
+package enum Base64 {
+    /// The result of decoding.
+    package struct Decoded: Sendable {
+        /// The decoded bytes.
+        package var bytes: [UInt8]
+        /// True when bytes other than the alphabet, `=` and whitespace were skipped, or the last
+        /// quantum was a single character (six bits: not a byte).
+        package var hadJunk: Bool
+        /// True when the output was cut at the limit.
+        package var truncated: Bool
+    }
+
+    /// 0–63 for alphabet bytes, `padding` for `=`, `whitespace` for SP/HTAB/CR/LF, `junk` otherwise.
+    private static let table: [UInt8] = {
+        var table = [UInt8](repeating: junk, count: 256)
+        for (index, byte) in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8.enumerated() {
+            table[Int(byte)] = UInt8(index)
+        }
+        table[Int(UInt8(ascii: "="))] = padding
+        for byte in [UInt8.space, .tab, .carriageReturn, .lineFeed] { table[Int(byte)] = whitespace }
+        return table
+    }()
+    private static let padding: UInt8 = 0xFD
+    private static let whitespace: UInt8 = 0xFE
+    private static let junk: UInt8 = 0xFF
+
+    /// Decodes `input`, producing at most `limit` bytes.
+    package static func decode(_ input: ArraySlice<UInt8>, limit: Int = .max) -> Decoded {
+        let capacity = min(max(0, limit), input.count / 4 * 3 + 3)
+        var state = State()
+        let bytes = [UInt8](unsafeUninitializedCapacity: capacity) { output, initialized in
+            initialized = input.withUnsafeBufferPointer { input in
+                table.withUnsafeBufferPointer { table in
+                    guard let source = input.baseAddress, let target = output.baseAddress, let table = table.baseAddress
+                    else { return 0 }
+                    return decode(source, count: input.count, into: target, capacity: capacity, table: table, &state)
+                }
+            }
+        }
+        return Decoded(bytes: bytes, hadJunk: state.hadJunk, truncated: state.truncated)
+    }
+
+    private struct State {
+        var hadJunk = false
+        var truncated = false
+    }
+
+    /// The decoding loop over raw pointers: whole quanta of four alphabet bytes take the fast path,
+    /// everything else (line ends, padding, junk) goes byte by byte.
+    private static func decode(
+        _ source: UnsafePointer<UInt8>, count: Int, into target: UnsafeMutablePointer<UInt8>, capacity: Int,
+        table: UnsafePointer<UInt8>, _ state: inout State
+    ) -> Int {
+        var index = 0
+        var written = 0
+        var accumulator: UInt32 = 0
+        var sextets = 0  // in the accumulator, 0...3
+        while index < count {
+            if sextets == 0 && index &+ 4 <= count && written &+ 3 <= capacity {
+                let a = table[Int(source[index])]
+                let b = table[Int(source[index &+ 1])]
+                let c = table[Int(source[index &+ 2])]
+                let d = table[Int(source[index &+ 3])]
+                if a | b | c | d < 64 {
+                    let value = UInt32(a) &<< 18 | UInt32(b) &<< 12 | UInt32(c) &<< 6 | UInt32(d)
+                    target[written] = UInt8(truncatingIfNeeded: value &>> 16)
+                    target[written &+ 1] = UInt8(truncatingIfNeeded: value &>> 8)
+                    target[written &+ 2] = UInt8(truncatingIfNeeded: value)
+                    written &+= 3
+                    index &+= 4
+                    continue
+                }
+            }
+            let value = table[Int(source[index])]
+            index &+= 1
+            if value < 64 {
+                accumulator = accumulator &<< 6 | UInt32(value)
+                sextets &+= 1
+                if sextets == 4 {
+                    guard written &+ 3 <= capacity else {
+                        state.truncated = true
+                        return written
+                    }
+                    target[written] = UInt8(truncatingIfNeeded: accumulator &>> 16)
+                    target[written &+ 1] = UInt8(truncatingIfNeeded: accumulator &>> 8)
+                    target[written &+ 2] = UInt8(truncatingIfNeeded: accumulator)
+                    written &+= 3
+                    accumulator = 0
+                    sextets = 0
+                }
+            } else if value == padding {
+                if !flush(&accumulator, &sextets, target, &written, capacity, &state) { state.hadJunk = true }
+                if state.truncated { return written }
+            } else if value == junk {
+                state.hadJunk = true
+            }
+        }
+        if !flush(&accumulator, &sextets, target, &written, capacity, &state) { state.hadJunk = true }
+        return written
+    }
+
+    /// Writes the whole bytes held by a partial quantum (2 sextets: 1 byte, 3 sextets: 2 bytes).
+    /// Returns false when a lone sextet had to be dropped.
+    private static func flush(
+        _ accumulator: inout UInt32, _ sextets: inout Int, _ target: UnsafeMutablePointer<UInt8>,
+        _ written: inout Int, _ capacity: Int, _ state: inout State
+    ) -> Bool {
+        defer {
+            accumulator = 0
+            sextets = 0
+        }
+        let produced: Int
+        switch sextets {
+        case 2: produced = 1
+        case 3: produced = 2
+        default: return sextets == 0
+        }
+        let aligned = accumulator &<< UInt32(6 * (4 - sextets))
+        for offset in 0..<produced {
+            guard written < capacity else {
+                state.truncated = true
+                return true
+            }
+            target[written] = UInt8(truncatingIfNeeded: aligned &>> UInt32(16 - 8 * offset))
+            written += 1
+        }
+        return true
+    }
+}

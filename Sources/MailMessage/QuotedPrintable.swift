@@ -1,0 +1,140 @@
+internal import Glibc
+
+/// A lenient quoted-printable decoder for MIME bodies (RFC 2045 §6.7).
+///
+/// `=XX` (upper or lower case hex) is the byte XX; `=` at the end of a line, optionally followed by
+/// whitespace, is a soft line break and disappears with its CRLF; whitespace at the end of a line is
+/// transport padding and is dropped (rule 3). Anything else that starts with `=` is malformed and
+/// kept literally, as RFC 2045 §6.7 note (2) recommends. Never fails.
+package enum QuotedPrintable {
+    /// The result of decoding.
+    package struct Decoded: Sendable {
+        /// The decoded bytes.
+        package var bytes: [UInt8]
+        /// True when an `=` that was neither a hex escape nor a soft line break was kept literally.
+        package var hadMalformedEscapes: Bool
+        /// True when the output was cut at the limit.
+        package var truncated: Bool
+    }
+
+    /// Decodes `input`, producing at most `limit` bytes.
+    package static func decode(_ input: ArraySlice<UInt8>, limit: Int = .max) -> Decoded {
+        let capacity = min(max(0, limit), input.count)
+        var state = State()
+        let bytes = [UInt8](unsafeUninitializedCapacity: capacity) { output, initialized in
+            initialized = input.withUnsafeBufferPointer { input in
+                guard let source = input.baseAddress, let target = output.baseAddress else { return 0 }
+                return decode(source, count: input.count, into: target, capacity: capacity, &state)
+            }
+        }
+        return Decoded(bytes: bytes, hadMalformedEscapes: state.malformed, truncated: state.truncated)
+    }
+
+    private struct State {
+        var malformed = false
+        var truncated = false
+    }
+
+    /// The decoding loop over raw pointers; returns the number of bytes written. Text between `=`
+    /// signs is copied a line at a time (`memchr`, `memcpy`), so plain runs cost little.
+    private static func decode(
+        _ source: UnsafePointer<UInt8>, count end: Int, into target: UnsafeMutablePointer<UInt8>, capacity: Int,
+        _ state: inout State
+    ) -> Int {
+        var index = 0
+        var written = 0
+
+        /// Copies `source[from..<to]`; false (and `truncated`) when the limit cut it.
+        func copy(_ from: Int, _ to: Int) -> Bool {
+            let length = min(to - from, capacity - written)
+            if length > 0 {
+                (target + written).update(from: source + from, count: length)
+                written += length
+            }
+            if length < to - from {
+                state.truncated = true
+                return false
+            }
+            return true
+        }
+
+        /// Copies a run without `=`, dropping whitespace at the end of each line (rule 3).
+        func copyPlain(_ from: Int, _ to: Int) -> Bool {
+            var lineStart = from
+            while lineStart < to {
+                guard let found = memchr(source + lineStart, Int32(UInt8.lineFeed), to - lineStart) else {
+                    // The run ends inside a line: before an '=' its whitespace is content; at the very end
+                    // of the input it is trailing whitespace.
+                    var contentEnd = to
+                    if to == end {
+                        while contentEnd > lineStart
+                            && (source[contentEnd - 1] == .space || source[contentEnd - 1] == .tab)
+                        {
+                            contentEnd -= 1
+                        }
+                    }
+                    return copy(lineStart, contentEnd)
+                }
+                let lineFeed = UnsafeRawPointer(source).distance(to: UnsafeRawPointer(found))
+                var lineEnd = lineFeed  // start of the line break (CRLF or LF)
+                if lineEnd > lineStart && source[lineEnd - 1] == .carriageReturn { lineEnd -= 1 }
+                var contentEnd = lineEnd
+                while contentEnd > lineStart && (source[contentEnd - 1] == .space || source[contentEnd - 1] == .tab) {
+                    contentEnd -= 1
+                }
+                guard copy(lineStart, contentEnd), copy(lineEnd, lineFeed + 1) else { return false }
+                lineStart = lineFeed + 1
+            }
+            return true
+        }
+
+        while index < end {
+            let equals =
+                memchr(source + index, Int32(UInt8.equalsSign), end - index).map {
+                    UnsafeRawPointer(source).distance(to: UnsafeRawPointer($0))
+                } ?? end
+            guard copyPlain(index, equals) else { return written }
+            index = equals
+            guard index < end else { break }
+            // A soft line break: "=" [WSP...] CRLF (or LF), or "=" [WSP...] at the very end.
+            var next = index + 1
+            while next < end && (source[next] == .space || source[next] == .tab) { next += 1 }
+            if next == end {
+                index = end
+                continue
+            }
+            if source[next] == .lineFeed {
+                index = next + 1
+                continue
+            }
+            if source[next] == .carriageReturn && next + 1 < end && source[next + 1] == .lineFeed {
+                index = next + 2
+                continue
+            }
+            guard written < capacity else {
+                state.truncated = true
+                return written
+            }
+            if index + 2 < end, let high = hexValue(source[index + 1]), let low = hexValue(source[index + 2]) {
+                target[written] = high << 4 | low
+                index += 3
+            } else {
+                state.malformed = true  // kept literally (RFC 2045 §6.7 note 2)
+                target[written] = .equalsSign
+                index += 1
+            }
+            written += 1
+        }
+        return written
+    }
+
+    @inline(__always)
+    static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
+        default: return nil
+        }
+    }
+}

@@ -1,3 +1,0 @@
-import Testing
-
-@Test func MailMessageTestsBuilds() { #expect(Bool(true)) }
