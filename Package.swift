@@ -41,7 +41,7 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         // Extraction in confined worker processes, and the worker executable (no NIO, no server).
-        .target(name: "Sandbox", dependencies: ["CSeccomp", "Markup"], swiftSettings: strictSettings),
+        .target(name: "Sandbox", dependencies: ["CSeccomp", "Markup", "MailMessage"], swiftSettings: strictSettings),
         .executableTarget(
             name: "gateway-worker", dependencies: ["Sandbox", "Markup", "MailMessage"], swiftSettings: strictSettings),
         .executableTarget(
@@ -62,7 +62,8 @@ let package = Package(
             path: "Tests/gateway-worker-probe",
             swiftSettings: strictSettings
         ),
-        .testTarget(name: "SandboxTests", dependencies: ["Sandbox", "Markup"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "SandboxTests", dependencies: ["Sandbox", "Markup", "MailMessage"], swiftSettings: strictSettings),
         .testTarget(name: "MailMessageTests", dependencies: ["MailMessage"], swiftSettings: strictSettings),
         .testTarget(name: "DNSTests", dependencies: ["DNS", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(
