@@ -91,7 +91,8 @@ let package = Package(
             path: "Tests/gateway-worker-probe",
             swiftSettings: strictSettings
         ),
-        .testTarget(name: "SandboxTests", dependencies: ["Sandbox", "Markup"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "SandboxTests", dependencies: ["Sandbox", "Markup", "MailMessage"], swiftSettings: strictSettings),
         .testTarget(name: "MailMessageTests", dependencies: ["MailMessage"], swiftSettings: strictSettings),
         .testTarget(name: "DNSTests", dependencies: ["DNS", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(

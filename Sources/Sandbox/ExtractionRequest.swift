@@ -21,14 +21,33 @@ package struct ExtractionRequest: Sendable, Hashable {
     /// Chosen by the pool; the worker's answer must carry the same one.
     package var id: UInt64
     package var kind: DocumentKind
+    /// The charset the transport declared (HTTP or MIME `charset`) for an HTML document, or nil to
+    /// let the document say (byte order mark, `<meta charset>`). At most `maxEncodingBytes`
+    /// printable ASCII bytes.
+    package var encoding: String?
     package var limits: Limits
     /// The document exactly as received (not escaped or re-encoded).
     package var document: [UInt8]
 
-    package init(id: UInt64, kind: DocumentKind, limits: Limits = Limits(), document: [UInt8]) {
+    /// Longest charset label a request carries; longer ones are dropped (the document decides).
+    package static let maxEncodingBytes = 64
+
+    package init(
+        id: UInt64, kind: DocumentKind, encoding: String? = nil, limits: Limits = Limits(), document: [UInt8]
+    ) {
         self.id = id
         self.kind = kind
+        self.encoding = encoding.flatMap(ExtractionRequest.validEncoding)
         self.limits = limits
         self.document = document
+    }
+
+    /// `label` if it can be carried (printable ASCII, short), else nil.
+    static func validEncoding(_ label: String) -> String? {
+        let bytes = label.utf8
+        guard !bytes.isEmpty, bytes.count <= maxEncodingBytes, bytes.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+            return nil
+        }
+        return label
     }
 }

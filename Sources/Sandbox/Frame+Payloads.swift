@@ -1,6 +1,7 @@
 // The fixed layouts of the frames' payloads. Integers are big-endian.
 //
-//   request  id:u64 kind:u8 maxItems:u32 maxDepth:u32 maxResponseBytes:u32 document:rest
+//   request  id:u64 kind:u8 maxItems:u32 maxDepth:u32 maxResponseBytes:u32 encodingLength:u8
+//            encoding:encodingLength (printable ASCII, 0 = none) document:rest
 //   graph    id:u64 json:rest             (a MarkupGraph, JSONEncoder's default format)
 //   failure  id:u64 code:u8 reason:rest   (UTF-8, at most `Frame.maxReasonBytes`)
 //   setup    json                         (WorkerSetup)
@@ -12,39 +13,69 @@ extension Frame {
 }
 
 extension ExtractionRequest {
-    /// The fixed fields before the document: id, kind and the three limits.
-    static let fixedPayloadSize = 8 + 1 + 4 + 4 + 4
+    /// The fixed fields before the encoding label: id, kind, the three limits, the label's length.
+    static let fixedPayloadSize = 8 + 1 + 4 + 4 + 4 + 1
 
-    /// The frame header and the fixed fields; the document's bytes follow as they are, so a large
-    /// document is written to the pipe without being copied.
+    /// The fixed fields of a request, as read by `parseFixedFields`.
+    struct FixedFields {
+        var id: UInt64
+        var kind: DocumentKind
+        var limits: Limits
+        var encodingLength: Int
+    }
+
+    /// The frame header, the fixed fields and the encoding label; the document's bytes follow as
+    /// they are, so a large document is written to the pipe without being copied.
     var framePrefix: [UInt8] {
-        var bytes = Frame.header(kind: .request, payloadLength: ExtractionRequest.fixedPayloadSize + document.count)
-        bytes.reserveCapacity(Frame.headerSize + ExtractionRequest.fixedPayloadSize)
+        let label = Array((encoding ?? "").utf8)
+        let payloadLength = ExtractionRequest.fixedPayloadSize + label.count + document.count
+        var bytes = Frame.header(kind: .request, payloadLength: payloadLength)
+        bytes.reserveCapacity(Frame.headerSize + ExtractionRequest.fixedPayloadSize + label.count)
         bytes.appendBigEndian(id)
         bytes.append(kind.rawValue)
         bytes.appendBigEndian(limits.maxItems)
         bytes.appendBigEndian(limits.maxDepth)
         bytes.appendBigEndian(limits.maxResponseBytes)
+        bytes.append(UInt8(label.count))  // at most maxEncodingBytes, checked by init
+        bytes += label
         return bytes
     }
 
-    /// Reads the fixed fields of a request payload; the document is whatever follows them.
-    static func parseFixedFields(_ fields: ArraySlice<UInt8>) throws(FrameError) -> (UInt64, DocumentKind, Limits) {
+    /// Reads the fixed fields of a request payload; the encoding label and the document follow.
+    static func parseFixedFields(_ fields: ArraySlice<UInt8>) throws(FrameError) -> FixedFields {
         guard fields.count >= fixedPayloadSize else {
-            throw FrameError("a request frame needs \(fixedPayloadSize) bytes before the document, got \(fields.count)")
+            throw FrameError("a request frame needs at least \(fixedPayloadSize) bytes, got \(fields.count)")
         }
         var reader = BigEndianReader(fields)
         let id = reader.uint64()
         let rawKind = reader.uint8()
         guard let kind = DocumentKind(rawValue: rawKind) else { throw FrameError("unknown document kind \(rawKind)") }
         let limits = Limits(maxItems: reader.uint32(), maxDepth: reader.uint32(), maxResponseBytes: reader.uint32())
-        return (id, kind, limits)
+        let encodingLength = Int(reader.uint8())
+        guard encodingLength <= maxEncodingBytes else {
+            throw FrameError("an encoding label of \(encodingLength) bytes exceeds \(maxEncodingBytes)")
+        }
+        return FixedFields(id: id, kind: kind, limits: limits, encodingLength: encodingLength)
     }
 
-    /// Decodes a whole request payload (fixed fields and document).
+    /// Reads the encoding label that follows the fixed fields (empty: none).
+    static func parseEncoding(_ bytes: some Collection<UInt8>) throws(FrameError) -> String? {
+        guard !bytes.isEmpty else { return nil }
+        guard let label = validEncoding(String(decoding: bytes, as: UTF8.self)), label.utf8.count == bytes.count else {
+            throw FrameError("the encoding label is not printable ASCII")
+        }
+        return label
+    }
+
+    /// Decodes a whole request payload.
     init(framePayload payload: [UInt8]) throws(FrameError) {
-        let (id, kind, limits) = try ExtractionRequest.parseFixedFields(payload[...])
-        self.init(id: id, kind: kind, limits: limits, document: Array(payload[ExtractionRequest.fixedPayloadSize...]))
+        let fields = try ExtractionRequest.parseFixedFields(payload[...])
+        let labelEnd = ExtractionRequest.fixedPayloadSize + fields.encodingLength
+        guard payload.count >= labelEnd else { throw FrameError("a request frame ends inside its encoding label") }
+        let encoding = try ExtractionRequest.parseEncoding(payload[ExtractionRequest.fixedPayloadSize..<labelEnd])
+        self.init(
+            id: fields.id, kind: fields.kind, encoding: encoding, limits: fields.limits,
+            document: Array(payload[labelEnd...]))
     }
 }
 

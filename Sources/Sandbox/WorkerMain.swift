@@ -45,7 +45,8 @@ package enum WorkerMain {
             PipeIO.write(1, Frame(kind: .ready, payload: Array(ready)).bytes)
         else { return WorkerExitStatus.ioError }
 
-        let maxPayload = ExtractionRequest.fixedPayloadSize + setup.maxDocumentBytes
+        let maxPayload =
+            ExtractionRequest.fixedPayloadSize + ExtractionRequest.maxEncodingBytes + setup.maxDocumentBytes
         while true {
             let request: ExtractionRequest
             do {
@@ -56,9 +57,16 @@ package enum WorkerMain {
                     return WorkerExitStatus.protocolError
                 }
                 let fixed = try PipeIO.read(0, count: ExtractionRequest.fixedPayloadSize)
-                let (id, documentKind, limits) = try ExtractionRequest.parseFixedFields(fixed[...])
-                let document = try PipeIO.read(0, count: length - ExtractionRequest.fixedPayloadSize)
-                request = ExtractionRequest(id: id, kind: documentKind, limits: limits, document: document)
+                let fields = try ExtractionRequest.parseFixedFields(fixed[...])
+                let rest = length - ExtractionRequest.fixedPayloadSize
+                guard rest >= fields.encodingLength else {
+                    complain("a request frame ends inside its encoding label")
+                    return WorkerExitStatus.protocolError
+                }
+                let encoding = try ExtractionRequest.parseEncoding(PipeIO.read(0, count: fields.encodingLength))
+                let document = try PipeIO.read(0, count: rest - fields.encodingLength)
+                request = ExtractionRequest(
+                    id: fields.id, kind: fields.kind, encoding: encoding, limits: fields.limits, document: document)
             } catch PipeIO.ReadError.endOfInput {
                 return WorkerExitStatus.finished
             } catch {

@@ -60,13 +60,15 @@ package final class WorkerPool: Sendable {
     /// - Parameters:
     ///   - document: the bytes as received.
     ///   - kind: what they are.
+    ///   - encoding: for HTML, the charset the transport declared (HTTP or MIME), if any.
     ///   - limits: per-document limits for the handler; the configuration's by default.
     ///   - deadline: how long the worker may take once it has the document (waiting for a free
     ///     worker is not counted; it is bounded by the queue limit and the deadlines ahead).
     /// - Returns: the graph, or why there is none. Never throws, never crashes: every failure of
     ///   the worker is a value for this document.
     package func extract(
-        _ document: [UInt8], kind: DocumentKind, limits: ExtractionRequest.Limits? = nil, deadline: Duration
+        _ document: [UInt8], kind: DocumentKind, encoding: String? = nil, limits: ExtractionRequest.Limits? = nil,
+        deadline: Duration
     ) async -> Result<MarkupGraph, SandboxFailure> {
         guard document.count <= core.configuration.maxDocumentBytes else {
             return .failure(
@@ -79,7 +81,7 @@ package final class WorkerPool: Sendable {
             return .failure(SandboxFailure(code: .unavailable, reason: "the worker pool is shut down"))
         }
         let request = ExtractionRequest(
-            id: id, kind: kind, limits: limits ?? core.configuration.limits, document: document)
+            id: id, kind: kind, encoding: encoding, limits: limits ?? core.configuration.limits, document: document)
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 core.submit(PoolCore.Job(request: request, deadline: deadline, continuation: continuation))

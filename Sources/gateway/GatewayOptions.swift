@@ -67,7 +67,7 @@ func withIngestor<T>(
     }
     guard policy.sandbox.enabled else {
         // The unsafe mode, for debugging a parser under a debugger: the policy says so explicitly.
-        return try await body(Ingestor(environment: try environment(InProcessExtractor(unconfinedHandler: DocumentExtraction.run))))
+        return try await body(Ingestor(environment: try environment(InProcessExtractor(unconfined: DocumentExtraction()))))
     }
     let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
         .appendingPathComponent("gateway-worker").path

@@ -7,10 +7,10 @@ import Testing
 struct FrameTests {
     @Test func requestRoundTrip() throws {
         let request = ExtractionRequest(
-            id: 0x0102_0304_0506_0708, kind: .jsonLD, limits: .init(maxItems: 5, maxDepth: 6, maxResponseBytes: 7),
-            document: Array("{\"a\":1}".utf8))
+            id: 0x0102_0304_0506_0708, kind: .html, encoding: "windows-1252",
+            limits: .init(maxItems: 5, maxDepth: 6, maxResponseBytes: 7), document: Array("<p>caf\u{E9}</p>".utf8))
         let bytes = request.framePrefix + request.document
-        #expect(Array(bytes.prefix(5)) == [0, 0, 0, 28, 0x10])  // 21 fixed bytes + 7 of document
+        #expect(Array(bytes.prefix(5)) == [0, 0, 0, 22 + 12 + 12, 0x10])  // fixed fields, label, document
         let (kind, length) = try Frame.parseHeader(bytes.prefix(Frame.headerSize), maxPayload: 1 << 20)
         #expect(kind == .request)
         #expect(length == bytes.count - Frame.headerSize)
@@ -29,11 +29,29 @@ struct FrameTests {
         #expect(throws: FrameError.self) { try Frame.parseHeader(header, maxPayload: 1 << 20) }
     }
 
-    @Test func requestWithUnknownKindOrShortFields() {
+    @Test func requestWithBadFields() {
         var payload = [UInt8](repeating: 0, count: ExtractionRequest.fixedPayloadSize)
-        payload[8] = 9
+        payload[8] = 2
+        #expect((try? ExtractionRequest(framePayload: payload))?.encoding == nil)
+        payload[8] = 9  // no such kind
         #expect(throws: FrameError.self) { try ExtractionRequest(framePayload: payload) }
         #expect(throws: FrameError.self) { try ExtractionRequest(framePayload: Array(payload.prefix(20))) }
+        payload[8] = 2
+        payload[21] = 4  // a label longer than what follows
+        #expect(throws: FrameError.self) { try ExtractionRequest(framePayload: payload + [0x41]) }
+        #expect(throws: FrameError.self) { try ExtractionRequest(framePayload: payload + [0x41, 0x20, 0x41, 0x41]) }
+        payload[21] = 65  // longer than any label may be
+        #expect(throws: FrameError.self) {
+            try ExtractionRequest(framePayload: payload + Array(repeating: 0x41, count: 65))
+        }
+    }
+
+    @Test func unusableLabelsAreDropped() {
+        #expect(ExtractionRequest(id: 1, kind: .html, encoding: "utf 8", document: []).encoding == nil)
+        #expect(
+            ExtractionRequest(id: 1, kind: .html, encoding: String(repeating: "a", count: 65), document: []).encoding
+                == nil)
+        #expect(ExtractionRequest(id: 1, kind: .html, encoding: "ISO-8859-15", document: []).encoding == "ISO-8859-15")
     }
 
     @Test func answers() throws {

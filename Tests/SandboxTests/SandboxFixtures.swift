@@ -15,7 +15,40 @@ enum Executables {
     static var worker: String { directory + "/gateway-worker" }
 }
 
+/// `shared/corpus/markup`, found in the package root's ancestors (`../shared` from the main
+/// checkout, `../../shared` from a worktree), or nil when absent.
+let corpusDirectory: URL? = {
+    var directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    for _ in 0..<4 {
+        directory = directory.deletingLastPathComponent()
+        let candidate = directory.appendingPathComponent("shared/corpus/markup")
+        if FileManager.default.fileExists(atPath: candidate.path) { return candidate }
+    }
+    return nil
+}()
+
+/// The corpus's HTML inputs, by case name; empty when the corpus is absent.
+let corpusInputs: [(name: String, bytes: [UInt8])] = {
+    guard let directory = corpusDirectory,
+        let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path)
+    else { return [] }
+    return names.sorted().compactMap { name in
+        guard let data = FileManager.default.contents(atPath: directory.path + "/\(name)/input.html") else {
+            return nil
+        }
+        return (name, Array(data))
+    }
+}()
+
 extension WorkerPool.Configuration {
+    /// A small pool of production workers.
+    static func worker(workers: Int = 2, maxDocumentBytes: Int = 32 << 20) -> WorkerPool.Configuration {
+        WorkerPool.Configuration(
+            workerExecutable: Executables.worker, workerCount: workers, maxDocumentBytes: maxDocumentBytes,
+            retireGrace: .milliseconds(500))
+    }
+
     /// A small pool of probe workers.
     static func probe(
         workers: Int = 2, addressSpaceBytes: UInt64 = 512 << 20, maxDocumentBytes: Int = 32 << 20
