@@ -237,7 +237,7 @@ extension PageFetcher {
                     )
                 }
                 var body: [UInt8] = []
-                if let length = head.headers.first(name: "content-length").flatMap({ Int($0) }) {
+                if let length = head.headers.first(name: "content-length").flatMap({ Int($0) }), length >= 0 {
                     guard length <= limits.maximumBodyBytes else {
                         throw Self.tooLarge(target, limits: limits, announced: length)
                     }

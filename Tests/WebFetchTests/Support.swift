@@ -7,7 +7,7 @@ import WebFetch
 /// `/etc/hosts`, and only the test site's own name (and the private-address trap) allowed as a
 /// redirect target.
 func testConfiguration(
-    limits: PageFetcher.Limits = PageFetcher.Limits(timeToFirstByte: .seconds(5), total: .seconds(10)),
+    limits: PageFetcher.Limits = PageFetcher.Limits(timeToFirstByte: .seconds(10), total: .seconds(20)),
     addressPolicy: AddressPolicy = .allowingLoopback,
     allowingUnverifiedSources: Bool = false,
     hostMap: [String: [IPAddress]] = testHostMap,
