@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import NIOPosix
+import Synchronization
 import Testing
 import WebFetch
 
@@ -38,13 +39,19 @@ enum Certificates {
     }
 }
 
-/// A port on 127.0.0.1 that was free a moment ago (bound to port 0, then released).
+/// A port on 127.0.0.1 that was free a moment ago (bound to port 0, then released), and that
+/// no other test of this process was handed: tests start their servers in parallel.
 func freePort() throws -> Int {
-    let socket = SocketDescriptor(family: AF_INET)
-    defer { socket.close() }
-    try socket.bind(port: 0)
-    return try socket.port()
+    while true {
+        let socket = SocketDescriptor(family: AF_INET)
+        defer { socket.close() }
+        try socket.bind(port: 0)
+        let port = try socket.port()
+        if handedOutPorts.withLock({ $0.insert(port).inserted }) { return port }
+    }
 }
+
+private let handedOutPorts = Mutex<Set<Int>>([])
 
 /// A bare TCP socket on 127.0.0.1, for the servers that misbehave at the socket level.
 struct SocketDescriptor {
@@ -312,18 +319,25 @@ final class TestSite {
         process.standardError = FileHandle.nullDevice
         try process.run()
         let site = TestSite(directory: directory, ports: ports, process: process)
-        // Ready when every port accepts a connection; nginx binds them all before serving.
+        // Ready when nginx wrote its pid file, which it does only after binding every listening
+        // socket (a port taken by another program makes it give up and exit instead), and the
+        // ports accept connections.
         let started = ContinuousClock.now
-        for server in Server.allCases where server != .ipv6 {
-            while !canConnect(port: port(server)) {
-                guard process.isRunning, ContinuousClock.now - started < .seconds(10) else {
-                    let log =
-                        (try? String(contentsOf: directory.appendingPathComponent("error.log"), encoding: .utf8)) ?? ""
-                    await site.stop()
-                    throw NginxError(log: log)
-                }
-                try await Task.sleep(for: .milliseconds(10))
+        let pidFile = directory.appendingPathComponent("nginx.pid")
+        let ownPid = "\(process.processIdentifier)"
+        func ready() -> Bool {
+            let pid = (try? String(contentsOf: pidFile, encoding: .utf8))?.trimmingCharacters(
+                in: .whitespacesAndNewlines)
+            return pid == ownPid && Server.allCases.allSatisfy { $0 == .ipv6 || canConnect(port: port($0)) }
+        }
+        while !ready() {
+            guard process.isRunning, ContinuousClock.now - started < .seconds(10) else {
+                let log =
+                    (try? String(contentsOf: directory.appendingPathComponent("error.log"), encoding: .utf8)) ?? ""
+                await site.stop()
+                throw NginxError(log: log)
             }
+            try await Task.sleep(for: .milliseconds(10))
         }
         return site
     }
