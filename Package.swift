@@ -19,6 +19,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         // System libraries: a module map and a shim header each, nothing else.
@@ -58,17 +60,29 @@ let package = Package(
         // The pipeline the command line and the server share: authenticate, extract, resolve, admit, store.
         .target(
             name: "Ingestion",
-            dependencies: ["Admission", "DKIM", "DNS", "MailMessage", "Markup", "Reservations", "Sandbox", "Store"],
+            dependencies: ["Admission", "DKIM", "DNS", "MailMessage", "Markup", "Reservations", "Sandbox", "Store", "WebFetch"],
             swiftSettings: strictSettings
         ),
         // Extraction in confined worker processes, and the worker executable (no NIO, no server).
         .target(name: "Sandbox", dependencies: ["CSeccomp", "Markup", "MailMessage"], swiftSettings: strictSettings),
         .executableTarget(
             name: "gateway-worker", dependencies: ["Sandbox", "Markup", "MailMessage"], swiftSettings: strictSettings),
+        .target(
+            name: "WebFetch",
+            dependencies: [
+                "COpenSSL",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "gateway",
             dependencies: [
-                "MailMessage", "DNS", "DKIM", "Markup", "Reservations", "Store", "Admission", "Ingestion", "Sandbox", "ICalendar",
+                "MailMessage", "DNS", "DKIM", "Markup", "Reservations", "Store", "Admission", "Ingestion", "Sandbox", "ICalendar", "WebFetch",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
@@ -118,6 +132,15 @@ let package = Package(
             name: "StoreTests",
             // GRDB directly, to craft foreign and newer databases the store must refuse.
             dependencies: ["Store", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "WebFetchTests",
+            dependencies: [
+                "WebFetch",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -1,0 +1,78 @@
+extension PageFetcher {
+    /// What the fetcher trusts, where it may connect, and how much it accepts. The defaults are
+    /// the production policy: the system trust store, public addresses only, HTTPS only, and no
+    /// redirect to another host until the caller says which hosts are registered.
+    package struct Configuration: Sendable {
+        /// PEM files of CA certificates trusted in addition to the system trust store (never
+        /// instead of it), e.g. `certs/dev-ca.pem` for the local test site or a company CA.
+        package var additionalTrustRootFiles: [String]
+        /// Which special-purpose addresses may be connected to besides public unicast.
+        package var addressPolicy: AddressPolicy
+        /// Names answered without DNS, like `/etc/hosts`: `booking.example.test → 127.0.0.1` in
+        /// the test policy. Keys are lowercased names without a trailing dot. The addresses are
+        /// checked against `addressPolicy` like any DNS answer.
+        package var hostMap: [String: [IPAddress]]
+        /// Resolves names not in `hostMap`.
+        package var resolver: any HostResolver
+        package var limits: Limits
+        /// Media types accepted as pages (RFC 9110 §8.3.1), lowercased, without parameters.
+        package var acceptedContentTypes: Set<String>
+        /// Developer override (`allow-unverified-sources`): permits `http:` URLs and redirects to
+        /// them, and accepts any certificate over HTTPS (the leaf is still recorded, and the page
+        /// says `certificateVerified == false`). It relaxes nothing else: the address policy,
+        /// redirect rules, limits and content types still apply, and TLS stays 1.2 or later.
+        package var allowingUnverifiedSources: Bool
+        /// Asked for the host of every redirect target before it is followed (the registry check
+        /// belongs to the caller). Not asked for the URL given to `fetch`. Default: refuse all.
+        package var isHostAllowed: @Sendable (String) async -> Bool
+        /// Sent as User-Agent.
+        package var userAgent: String
+
+        package init(
+            additionalTrustRootFiles: [String] = [],
+            addressPolicy: AddressPolicy = .publicOnly,
+            hostMap: [String: [IPAddress]] = [:],
+            resolver: any HostResolver = SystemResolver(),
+            limits: Limits = Limits(),
+            acceptedContentTypes: Set<String> = ["text/html", "application/xhtml+xml"],
+            allowingUnverifiedSources: Bool = false,
+            userAgent: String = "gateway-webfetch/1.0",
+            isHostAllowed: @escaping @Sendable (String) async -> Bool = { _ in false }
+        ) {
+            self.additionalTrustRootFiles = additionalTrustRootFiles
+            self.addressPolicy = addressPolicy
+            self.hostMap = hostMap
+            self.resolver = resolver
+            self.limits = limits
+            self.acceptedContentTypes = acceptedContentTypes
+            self.allowingUnverifiedSources = allowingUnverifiedSources
+            self.userAgent = userAgent
+            self.isHostAllowed = isHostAllowed
+        }
+    }
+
+    /// Bounds on one fetch.
+    package struct Limits: Sendable, Hashable {
+        /// The largest body accepted, in bytes (default 5 MiB).
+        package var maximumBodyBytes: Int
+        /// From the start of each request (name lookup, connection and TLS included) to the
+        /// response head (default 10 s).
+        package var timeToFirstByte: Duration
+        /// The whole fetch, redirects included (default 30 s).
+        package var total: Duration
+        /// Redirects followed before `web.too-many-redirects` (default 5).
+        package var maximumRedirects: Int
+
+        package init(
+            maximumBodyBytes: Int = 5 * 1024 * 1024,
+            timeToFirstByte: Duration = .seconds(10),
+            total: Duration = .seconds(30),
+            maximumRedirects: Int = 5
+        ) {
+            self.maximumBodyBytes = maximumBodyBytes
+            self.timeToFirstByte = timeToFirstByte
+            self.total = total
+            self.maximumRedirects = maximumRedirects
+        }
+    }
+}
