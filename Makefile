@@ -3,11 +3,13 @@ SHELL := /bin/bash
 SWIFT ?= swift
 # Debian packages the build, the tests and the benchmarks need (checked one by one, installed only if missing).
 DEB_PACKAGES := pkg-config libssl-dev openssl libxml2-dev libsqlite3-dev libseccomp-dev libidn2-dev publicsuffix dnsmasq-base \
-	python3 python3-dkim python3-extruct python3-icalendar
+	python3 python3-dkim python3-extruct python3-icalendar nginx-light
 GATEWAY := .build/debug/gateway
 
-.PHONY: deps build test run bench clean
+.PHONY: deps build test run bench certs clean
 
+# Installs what is missing; a policy-rc.d keeps Debian from starting the services it installs
+# (nginx): the tests start and stop their own servers.
 deps:
 	@missing=""; for p in $(DEB_PACKAGES); do \
 		dpkg-query -W -f='$${db:Status-Status}' $$p 2>/dev/null | grep -qx installed || missing="$$missing $$p"; \
@@ -15,7 +17,9 @@ deps:
 	if [ -n "$$missing" ]; then \
 		echo "installing:$$missing"; \
 		SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+		printf '#!/bin/sh\nexit 101\n' | $$SUDO tee /usr/sbin/policy-rc.d >/dev/null && $$SUDO chmod +x /usr/sbin/policy-rc.d; \
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; \
+		status=$$?; $$SUDO rm -f /usr/sbin/policy-rc.d; [ $$status = 0 ] || exit $$status; \
 	fi
 
 build: deps
@@ -39,6 +43,10 @@ run: build
 bench: deps
 	$(SWIFT) build -c release --product gateway-bench
 	.build/release/gateway-bench
+
+# The development CA and the local test site's certificates (kept when present; see certs/README.md).
+certs:
+	$(MAKE) -C certs
 
 clean:
 	rm -rf .build

@@ -39,6 +39,7 @@ package struct AdmissionDecision: Sendable {
     ///   - owners: the owners given (`--owner`, LMTP RCPT TO); empty means the signed To and Cc addresses.
     ///   - registration: the registry entry covering the source domain, if any.
     ///   - markupInUnsignedTail: true when the part of the body outside `l=` holds markup.
+    ///   - requireOwner: false for a dry run, which decides without an owner and stores nothing.
     package init(
         source: Source,
         resolutions: [Resolution],
@@ -47,6 +48,7 @@ package struct AdmissionDecision: Sendable {
         flags: ActiveFlags,
         policy: Policy,
         markupInUnsignedTail: Bool = false,
+        requireOwner: Bool = true,
         sourceDescription: String
     ) {
         var codes: [String] = []
@@ -109,7 +111,8 @@ package struct AdmissionDecision: Sendable {
         // 3. The owner: by default each signed recipient; a given owner must be one of them.
         if codes.isEmpty && !deferred {
             if owners.isEmpty {
-                codes.append("admission.no-owner")
+                // A dry run (`gateway check URL`) may decide without an owner; storing may not.
+                if requireOwner { codes.append("admission.no-owner") }
             } else if ownersMustBeSigned, case .email(let authentication) = source {
                 let signed = Set(authentication.signedRecipients)
                 if owners.contains(where: { !signed.contains($0) }) { codes.append("admission.recipient-not-signed") }
@@ -152,7 +155,7 @@ package struct AdmissionDecision: Sendable {
         } else if !codes.isEmpty {
             verdict = .rejected
         } else {
-            let admittedCount = items.filter { !$0.admitted.isEmpty }.count
+            let admittedCount = items.filter { $0.codes.isEmpty }.count
             verdict = admittedCount == items.count ? .admitted : admittedCount == 0 ? .rejected : .partial
         }
     }

@@ -32,7 +32,7 @@ package struct Ingestor: Sendable {
 
     package let environment: Environment
     private let verifier: DKIMVerifier
-    private let resolver: ReservationResolver
+    let resolver: ReservationResolver
 
     package init(environment: Environment) {
         self.environment = environment
@@ -110,7 +110,7 @@ package struct Ingestor: Sendable {
 
     /// Runs extraction through the configured extractor; a sandbox failure becomes a diagnostic
     /// for this document only.
-    private func extract(_ bytes: [UInt8], kind: DocumentKind, diagnostics: inout [String]) async -> MarkupGraph {
+    func extract(_ bytes: [UInt8], kind: DocumentKind, diagnostics: inout [String]) async -> MarkupGraph {
         let deadline = Duration.milliseconds(Int(environment.policy.sandbox.documentTimeoutSeconds * 1000))
         switch await environment.extractor.extract(bytes, kind: kind, deadline: deadline) {
         case .success(let graph):
@@ -123,7 +123,7 @@ package struct Ingestor: Sendable {
 
     /// Writes the decision (unless a dry run): admitted items to the store and the log in one
     /// transaction; a deferred message to the spool.
-    private func record(
+    func record(
         _ decision: AdmissionDecision, source: String, displaySource: String, channel: IngestionChannel, contentHash: String,
         dkim: String?, diagnostics: [String], bytes: [UInt8], givenOwners: [String], dryRun: Bool, spoolID: Int64?
     ) async throws -> IngestionReport {
@@ -186,15 +186,16 @@ package struct Ingestor: Sendable {
     }
 
     /// A document refused before authentication (too large, not a message).
-    private func refuse(
-        source: String, channel: IngestionChannel, codes: [String], contentHash: String, owners: [String], dryRun: Bool, spoolID: Int64?
+    func refuse(
+        source: String, channel: IngestionChannel, codes: [String], contentHash: String, owners: [String], dryRun: Bool, spoolID: Int64?,
+        sourceDomain: String? = nil
     ) async throws -> IngestionReport {
         var report = IngestionReport(
-            source: source, channel: channel.rawValue, verdict: .rejected, codes: codes, sourceDomain: nil, dkim: nil, flags: [],
+            source: source, channel: channel.rawValue, verdict: .rejected, codes: codes, sourceDomain: sourceDomain, dkim: nil, flags: [],
             owners: owners, items: [], diagnostics: [], logID: nil, spoolID: nil, dryRun: dryRun)
         if !dryRun {
             let entry = DecisionLogEntry(
-                time: environment.now(), channel: channel, sourceDomain: nil, source: source, owner: owners.first,
+                time: environment.now(), channel: channel, sourceDomain: sourceDomain, source: source, owner: owners.first,
                 contentHash: contentHash, verdict: .rejected, codes: codes, flags: [], reservations: [])
             report.logID = try await environment.store.ingest([], decision: entry, removingSpooledMessage: spoolID).id
         }

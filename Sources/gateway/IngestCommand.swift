@@ -7,8 +7,38 @@ struct IngestCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ingest",
         abstract: "Authenticate, extract, admit and store reservation markup.",
-        subcommands: [Email.self]
+        subcommands: [Email.self, URLPage.self]
     )
+
+    struct URLPage: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "url",
+            abstract: "Fetch a booking page over HTTPS and ingest its markup.",
+            discussion: """
+                The gateway fetches the page itself: https only (http only under allow-unverified-sources), a
+                certificate that validates for the host (the system trust store plus the policy's bundles), redirects
+                only to https URLs on registered domains (at most five), a public address, size and time limits, HTML
+                only. The page's host must be registered and approved (or allow-any-domain on).
+                Exit status: 0 when admitted, 1 when refused.
+                """
+        )
+
+        @Argument(help: "The page's https:// URL.") var url: String
+        @Option(help: ArgumentHelp("Whose reservations these are.", valueName: "ADDRESS")) var owner: String
+        @Flag(help: "Print the report as JSON.") var json = false
+        @OptionGroup var state: StateOptions
+
+        func run() async throws {
+            guard let parsed = URL(string: url), parsed.scheme != nil, parsed.host != nil else {
+                throw ValidationError("\(url) is not an absolute URL such as https://booking.example.com/trip/B9C8")
+            }
+            let report = try await withIngestor(state: state, resolver: ResolverOptions()) { ingestor in
+                try await ingestor.ingestPage(parsed, owners: [owner.lowercased()])
+            }
+            if json { try Terminal.json(report) } else { ReportPrinter.print(report) }
+            if report.verdict != .admitted { throw ExitCode(1) }
+        }
+    }
 
     struct Email: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -61,11 +91,11 @@ struct IngestCommand: AsyncParsableCommand {
 struct CheckCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
-        abstract: "Say what ingesting an email would decide, storing nothing (a dry run).",
+        abstract: "Say what ingesting an email or a page would decide, storing nothing (a dry run).",
         discussion: "Exit status: 0 when it would be admitted, 1 otherwise."
     )
 
-    @Argument(help: ArgumentHelp("An .eml message (- for standard input).", valueName: "FILE"))
+    @Argument(help: ArgumentHelp("An .eml message (- for standard input), or a page's https:// URL, which is fetched.", valueName: "FILE|URL"))
     var file: String
 
     @Option(help: ArgumentHelp("Check for this owner (default: the signed To and Cc addresses).", valueName: "ADDRESS"))
@@ -78,8 +108,12 @@ struct CheckCommand: AsyncParsableCommand {
     @OptionGroup var resolver: ResolverOptions
 
     func run() async throws {
+        let owners = owner.map { [$0.lowercased()] } ?? []
         let report = try await withIngestor(state: state, resolver: resolver) { ingestor in
-            try await ingestor.ingestEmail(try Terminal.read(file), source: file, owners: owner.map { [$0] } ?? [], dryRun: true)
+            if file.hasPrefix("https://") || file.hasPrefix("http://"), let url = URL(string: file) {
+                return try await ingestor.ingestPage(url, owners: owners, dryRun: true)
+            }
+            return try await ingestor.ingestEmail(try Terminal.read(file), source: file, owners: owners, dryRun: true)
         }
         if json { try Terminal.json(report) } else { ReportPrinter.print(report) }
         if report.verdict != .admitted { throw ExitCode(1) }

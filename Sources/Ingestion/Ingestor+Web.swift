@@ -1,0 +1,83 @@
+package import Admission
+import DKIM
+package import Foundation
+import Markup
+import Reservations
+import Sandbox
+import Store
+package import WebFetch
+
+extension Ingestor {
+    /// The fetcher this policy and these flags allow: its trust bundles and host map, loopback or
+    /// private addresses only where the policy allows them, redirects only to registered domains
+    /// (or anywhere under allow-any-domain), http only under allow-unverified-sources.
+    package func pageFetcher(flags: ActiveFlags) throws(FetchError) -> PageFetcher {
+        let web = environment.policy.web
+        var categories: Set<AddressCategory> = []
+        if web.allowLoopback { categories.insert(.loopback) }
+        if web.allowPrivateAddresses { categories.formUnion([.privateNetwork, .linkLocal, .uniqueLocal, .sharedAddressSpace]) }
+        var hostMap: [String: [IPAddress]] = [:]
+        for (name, address) in web.hosts {
+            guard let parsed = IPAddress(address) else {
+                throw FetchError(code: .invalidURL, reason: "the policy maps \(name) to \(address), which is not an IP address")
+            }
+            hostMap[name.lowercased(), default: []].append(parsed)
+        }
+        let registry = self.registry
+        let allowAnyDomain = flags.contains(.allowAnyDomain)
+        let configuration = PageFetcher.Configuration(
+            additionalTrustRootFiles: web.trustBundles,
+            addressPolicy: AddressPolicy(allowing: categories),
+            hostMap: hostMap,
+            limits: PageFetcher.Limits(
+                maximumBodyBytes: environment.policy.limits.maxPageBytes,
+                timeToFirstByte: .milliseconds(Int(web.firstByteTimeoutSeconds * 1000)),
+                total: .milliseconds(Int(web.totalTimeoutSeconds * 1000)),
+                maximumRedirects: web.maxRedirects),
+            allowingUnverifiedSources: flags.contains(.allowUnverifiedSources),
+            isHostAllowed: { host in
+                if allowAnyDomain { return true }
+                guard let domain = try? DomainName(normalizing: host),
+                    let entry = try? await registry.entry(covering: domain)
+                else { return false }
+                return entry.status == .approved
+            })
+        return try PageFetcher(configuration: configuration)
+    }
+
+    /// Fetches a booking page itself — a page handed to the gateway cannot prove where it came
+    /// from — and admits its markup: HTTPS with a valid certificate, a registered domain, then the
+    /// same extraction, resolution, admission, store and decision log as email.
+    /// - Parameter owners: whose reservations these are (a page has no signed recipients).
+    package func ingestPage(_ url: URL, owners: [String], dryRun: Bool = false) async throws -> IngestionReport {
+        let active = try await flags.active()
+        let page: FetchedPage
+        do {
+            page = try await pageFetcher(flags: active).fetch(url)
+        } catch {
+            return try await refuse(
+                source: url.absoluteString, channel: .web, codes: [error.code.description],
+                contentHash: ContentHash.sha256Hex(Array(url.absoluteString.utf8)), owners: owners, dryRun: dryRun,
+                spoolID: nil, sourceDomain: url.host?.lowercased())
+        }
+        var diagnostics: [String] = []
+        let graph = await extract(page.body, kind: .html, diagnostics: &diagnostics)
+        diagnostics += graph.diagnostics.filter { $0.severity == .error }.map { "\($0.code)\($0.path.isEmpty ? "" : " \($0.path)")" }
+        let resolutions = Array(resolver.resolve(graph).prefix(environment.policy.limits.maxReservationsPerDocument))
+        let host = (try? DomainName(normalizing: page.finalURL.host ?? "")) ?? DomainName(trustedASCII: page.finalURL.host ?? "")
+        let registration = try await registry.entry(covering: host)
+        // The source recorded: the final URL and the certificate that vouched for it.
+        var source = page.finalURL.absoluteString
+        if let certificate = page.certificate {
+            source += " (\(certificate.subject); sha256 \(certificate.sha256Fingerprint))"
+        }
+        let decision = AdmissionDecision(
+            source: .web(host: host, finalURL: page.finalURL.absoluteString, verified: page.usedTLS && page.certificateVerified),
+            resolutions: resolutions, owners: owners, registration: registration, flags: active,
+            policy: environment.policy, requireOwner: !dryRun, sourceDescription: source)
+        return try await record(
+            decision, source: source, displaySource: url.absoluteString, channel: .web,
+            contentHash: ContentHash.sha256Hex(page.body), dkim: nil, diagnostics: diagnostics, bytes: page.body,
+            givenOwners: owners, dryRun: dryRun, spoolID: nil)
+    }
+}
