@@ -123,6 +123,10 @@ package struct AdmissionDecision: Sendable {
         // 4. The items.
         let accepted = Set(policy.acceptedKinds)
         let flagNames = flagsUsed.map(\.rawValue)
+        // The store keys a reservation by the registered domain that vouched for it, not the exact
+        // From or host name: a registration covers its subdomains, and senders confirm from one
+        // (mail.x) and change or cancel from another (x), which must reach the same record.
+        let approvedDomain = registration?.status == .approved ? registration?.domain : nil
         let sourceRefusal = codes
         let items: [Item] = resolutions.map { resolution in
             let reference = resolution.reservation?.itemReference ?? resolution.reservation?.reservationId ?? "?"
@@ -140,7 +144,7 @@ package struct AdmissionDecision: Sendable {
                 return Item(resolution: resolution, itemReference: reference, admitted: [], codes: Self.unique(itemCodes))
             }
             let incoming = owners.map { owner in
-                Self.incoming(reservation, resolution: resolution, owner: owner, sourceDomain: domain.ascii, flags: flagNames, source: sourceDescription)
+                Self.incoming(reservation, resolution: resolution, owner: owner, sourceDomain: approvedDomain ?? domain.ascii, flags: flagNames, source: sourceDescription)
             }
             return Item(resolution: resolution, itemReference: reference, admitted: incoming, codes: [])
         }

@@ -61,10 +61,12 @@ enum Terminal {
         write(text + "\n")
     }
 
-    /// Encodes one JSON value on one line, keys sorted, slashes unescaped.
+    /// Encodes one JSON value on one line, keys sorted, slashes unescaped, times in ISO 8601
+    /// (the default would be seconds since 2001, which every reader takes for a Unix time).
     static func json<Value: Encodable>(_ value: Value) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
         line(String(decoding: try encoder.encode(value), as: UTF8.self))
     }
 

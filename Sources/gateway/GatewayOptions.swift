@@ -14,12 +14,21 @@ struct StateOptions: ParsableArguments {
     @Option(help: ArgumentHelp("development, production, test, or a path to a policy .yaml file.", valueName: "NAME|PATH"))
     var policy = "development"
 
-    /// Where named policies are looked for: ./policies, the repository's (next to the build folder),
-    /// then /etc/gateway/policies.
+    /// Where named policies are looked for: ./policies, the repository's (the parent of the `.build`
+    /// folder the executable runs from), then /etc/gateway/policies.
     static var policySearchPaths: [String] {
-        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        let repository = executable.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        return ["policies", repository.appendingPathComponent("policies").path, "/etc/gateway/policies"]
+        var paths = ["policies"]
+        // <repository>/.build/<triple>/<configuration>/gateway: /proc/self/exe resolves the
+        // .build/debug symlink, so the depth varies; look for the .build folder itself.
+        var folder = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        for _ in 0..<3 {
+            if folder.lastPathComponent == ".build" {
+                paths.append(folder.deletingLastPathComponent().appendingPathComponent("policies").path)
+                break
+            }
+            folder.deleteLastPathComponent()
+        }
+        return paths + ["/etc/gateway/policies"]
     }
 
     func loadPolicy() throws(CommandFailure) -> Policy {

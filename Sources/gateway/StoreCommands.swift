@@ -57,7 +57,7 @@ struct LogCommand: AsyncParsableCommand {
                 let outcome = item.outcome.map { outcome -> String in
                     if case .updated(let version) = outcome { return "updated v\(version)" }
                     return outcome.code
-                } ?? "rejected"
+                } ?? (entry.verdict == .deferred ? "deferred" : "rejected")
                 let line = "    \(item.itemReference): \(outcome)\(item.codes.isEmpty ? "" : " [\(item.codes.joined(separator: ", "))]")"
                 if let index = lines.firstIndex(where: { $0.0 == line }) { lines[index].1 += 1 } else { lines.append((line, 1)) }
             }
