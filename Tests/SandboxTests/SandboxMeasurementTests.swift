@@ -73,4 +73,42 @@ struct SandboxMeasurementTests {
             #expect(each.sandboxed < each.inProcess * 2)
         }
     }
+
+    @Test("throughput of a pool with one worker per core is close to in-process extraction on every core")
+    func throughput() async throws {
+        let page = SandboxMeasurementTests.page
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        let total = 600
+        let inProcess = InProcessExtractor(unconfined: DocumentExtraction())
+        /// Documents per second with `concurrency` documents in flight at all times.
+        func rate(_ extractor: some Extractor, concurrency: Int) async -> Double {
+            let start = ContinuousClock.now
+            await withTaskGroup(of: Void.self) { group in
+                for lane in 0..<concurrency {
+                    group.addTask {
+                        for _ in stride(from: lane, to: total, by: concurrency) {
+                            _ = await extractor.extract(page, kind: .html, deadline: .seconds(10))
+                        }
+                    }
+                }
+            }
+            let elapsed = (ContinuousClock.now - start).components
+            return Double(total) / (Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18)
+        }
+        try await withWorkerPool(configuration: .worker(workers: cores)) { pool in
+            let sandboxed = SandboxedExtractor(pool: pool)
+            _ = await rate(sandboxed, concurrency: 2 * cores)  // warm
+            var direct: [Double] = []
+            var confined: [Double] = []
+            for _ in 0..<3 {
+                direct.append(await rate(inProcess, concurrency: cores))
+                confined.append(await rate(sandboxed, concurrency: 2 * cores))
+            }
+            let best = (direct: direct.max() ?? 0, confined: confined.max() ?? 0)
+            print(
+                "50 KB page, \(cores) cores: in-process \(Int(best.direct)) documents/s, "
+                    + "sandboxed \(Int(best.confined)) documents/s (\(Int(100 - 100 * best.confined / best.direct))% less)")
+            #expect(best.confined > best.direct * 0.5)
+        }
+    }
 }
