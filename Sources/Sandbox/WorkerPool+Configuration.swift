@@ -1,4 +1,4 @@
-internal import Foundation
+internal import FoundationEssentials
 
 extension WorkerPool {
     /// How many workers, which executable, how confined, and the limits on what they are given.

@@ -1,5 +1,5 @@
 internal import CSeccomp
-internal import Foundation
+internal import FoundationEssentials
 internal import Glibc
 
 /// One worker process seen from the gateway: its pid and the gateway's ends of its three pipes

@@ -1,5 +1,5 @@
 internal import CSeccomp
-internal import Foundation
+internal import FoundationEssentials
 internal import Glibc
 internal import Markup
 
