@@ -240,3 +240,29 @@ struct WorkerPoolResourceTests {
         #expect(seen.allSatisfy { !processExists($0) })
     }
 }
+
+@Suite("Worker pool: answers a compromised worker could give", .serialized)
+struct HostileAnswerTests {
+    /// Extraction nests items at most 64 deep (`maxItemDepth`, `maxJSONDepth`), about 390 JSON levels;
+    /// the parent's JSONDecoder refuses more than 512 levels before decoding, so a hostile answer
+    /// cannot drive the gateway's decoding recursion deep.
+    @Test(
+        "a graph nested as deep as extraction allows decodes; a deeper one is refused, and the gateway lives",
+        arguments: [(64, true), (100, false), (20_000, false)])
+    func deepAnswer(levels: Int, accepted: Bool) async throws {
+        try await withWorkerPool(configuration: .probe(workers: 1)) { pool in
+            let result = await pool.probe("deep-answer:\(levels)")
+            #expect((result.value != nil) == accepted)
+            if !accepted { #expect(result.failureCode == .protocolError) }
+        }
+    }
+
+    @Test("a well-formed answer to another document yields sandbox.protocol-error")
+    func wrongID() async throws {
+        try await withWorkerPool(configuration: .probe(workers: 2)) { pool in
+            async let others = pool.echoes(6)
+            #expect(await pool.probe("wrong-id").failureCode == .protocolError)
+            #expect(await others == 6)
+        }
+    }
+}

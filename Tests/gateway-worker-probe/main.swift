@@ -3,7 +3,8 @@
 // copes. Never shipped, never started by the gateway.
 //
 // The document is the command: "echo", "open", "socket", "fork", "execve", "thread", "loop",
-// "spin:<ms>", "allocate", "allocate-once:<bytes>", "garbage", "crash", "recurse", "big-answer:<bytes>".
+// "spin:<ms>", "allocate", "allocate-once:<bytes>", "deep-answer:<levels>", "wrong-id", "garbage",
+// "crash", "recurse", "big-answer:<bytes>".
 
 internal import CSeccomp
 internal import Glibc
@@ -26,6 +27,18 @@ func recurse(_ depth: Int) -> Int {
     var frame = [Int](repeating: depth, count: 64)  // keeps each frame on the stack busy
     frame[depth % 64] = recurse(depth + 1)
     return frame.reduce(0, &+)
+}
+
+/// Writes a graph frame by hand (the layout in Sandbox's Frame+Payloads.swift), bypassing WorkerMain.
+func writeGraphFrame(id: UInt64, json: String) {
+    let payload = Array(json.utf8)
+    let length = UInt32(8 + payload.count)
+    var frame: [UInt8] = [
+        UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF), 0x20,
+    ]
+    for shift in stride(from: 56, through: 0, by: -8) { frame.append(UInt8(truncatingIfNeeded: id >> UInt64(shift))) }
+    frame += payload
+    _ = frame.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
 }
 
 func handle(_ request: ExtractionRequest) -> MarkupGraph {
@@ -75,6 +88,19 @@ func handle(_ request: ExtractionRequest) -> MarkupGraph {
     case "allocate-once":  // one allocation larger than the address space limit
         let block = [UInt8](repeating: 1, count: argument)
         return report("probe.allocated-\(block.count)")
+    case "deep-answer":  // a well-formed graph frame nesting `argument` items deep, written by hand
+        var json = #"{"diagnostics":[],"nodes":["#
+        for _ in 0..<argument {
+            json += #"{"syntax":"json-ld","types":["T"],"properties":[{"name":"p","values":[{"node":{"_0":"#
+        }
+        json += #"{"syntax":"json-ld","types":["T"],"properties":[]}"#
+        for _ in 0..<argument { json += "}}]}]}" }
+        json += "]}"
+        writeGraphFrame(id: request.id, json: json)
+        _exit(0)  // the answer is out; leave before WorkerMain writes a second one
+    case "wrong-id":  // a well-formed answer to another request
+        writeGraphFrame(id: request.id &+ 1, json: #"{"diagnostics":[],"nodes":[]}"#)
+        _exit(0)
     case "garbage":
         _ = write(1, "this is not a frame at all", 26)
         return report("probe.garbage-sent")
