@@ -28,7 +28,6 @@ final class WorkerProcess {
     }
 
     let processID: pid_t
-    let startedAt: ContinuousClock.Instant
     /// The request pipe's write end (non-blocking), -1 once closed.
     private var input: Int32
     /// The answer pipe's read end (non-blocking).
@@ -57,7 +56,6 @@ final class WorkerProcess {
         self.input = input
         self.output = output
         self.diagnostics = diagnostics
-        self.startedAt = .now
     }
 
     deinit {
@@ -85,8 +83,10 @@ final class WorkerProcess {
         } catch {
             throw SandboxFailure(code: .unavailable, reason: "cannot encode the worker's setup: \(error)")
         }
-        guard case .done = worker.write([setup[...]], deadline: deadline, wake: wake, interrupted: { false }) else {
-            throw worker.startupFailure("did not take its setup frame")
+        switch worker.write([setup[...]], deadline: deadline, wake: wake, interrupted: { false }) {
+        case .done: break
+        case .closed, .unexpectedAnswer: throw worker.startupFailure("exited before reading its setup", exited: true)
+        case .timedOut, .interrupted: throw worker.startupFailure("did not read its setup frame")
         }
         switch worker.readFrame(
             maxPayload: WorkerSetup.maxFrameBytes, deadline: deadline, wake: wake, interrupted: { false })
@@ -98,14 +98,14 @@ final class WorkerProcess {
             return (worker, report)
         case .frame(let kind, _): throw worker.startupFailure("sent a \(kind) frame instead of ready")
         case .invalid(let error): throw worker.startupFailure("broke the protocol: \(error)")
-        case .closed: throw worker.startupFailure("exited before confining itself")
+        case .closed: throw worker.startupFailure("exited before confining itself", exited: true)
         case .timedOut: throw worker.startupFailure("was not ready within \(launch.startupTimeout)")
         case .interrupted: throw worker.startupFailure("was interrupted")
         }
     }
 
-    private func startupFailure(_ what: String) -> SandboxFailure {
-        let termination = stop()
+    private func startupFailure(_ what: String, exited: Bool = false) -> SandboxFailure {
+        let termination = exited ? collect() : stop()
         var reason = "worker \(processID) \(what); it \(termination)"
         if let words = lastWords { reason += "; its stderr: \(words)" }
         return SandboxFailure(code: .unavailable, reason: reason, termination: termination)
@@ -378,7 +378,7 @@ final class WorkerProcess {
     }
 
     /// The worker's last stderr line(s), printable ASCII only, or nil.
-    var lastWords: String? {
+    private var lastWords: String? {
         drainDiagnostics()
         let text = String(
             decoding: diagnosticsTail.map { $0 == 0x0A || ($0 >= 0x20 && $0 < 0x7F) ? $0 : 0x3F }, as: UTF8.self)

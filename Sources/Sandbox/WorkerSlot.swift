@@ -29,7 +29,7 @@ struct WorkerSlot: Sendable {
 
         let decoder = JSONDecoder()
         var worker: WorkerProcess? = start()
-        var lastStartFailure: ContinuousClock.Instant?
+        var lastStartFailure: ContinuousClock.Instant? = worker == nil ? .now : nil
 
         while true {
             if worker == nil, !core.isClosed, lastStartFailure.map({ .now - $0 > .seconds(1) }) ?? true {

@@ -82,9 +82,14 @@ func handle(_ request: ExtractionRequest) -> MarkupGraph {
         } while (now.tv_sec - start.tv_sec) * 1000
             + (now.tv_nsec - start.tv_nsec) / 1_000_000 < argument
         return report("probe.spun")
-    case "allocate":
+    case "allocate":  // 16 MiB blocks until the address space limit (RLIMIT_AS counts them untouched)
         var blocks: [[UInt8]] = []
-        while true { blocks.append([UInt8](repeating: UInt8(blocks.count & 0xFF), count: 16 << 20)) }
+        while true {
+            blocks.append([UInt8](unsafeUninitializedCapacity: 16 << 20) { buffer, count in
+                buffer[0] = UInt8(truncatingIfNeeded: blocks.count)
+                count = 1
+            })
+        }
     case "allocate-once":  // one allocation larger than the address space limit
         let block = [UInt8](repeating: 1, count: argument)
         return report("probe.allocated-\(block.count)")
