@@ -63,9 +63,9 @@ final class WorkerProcess {
             kill(processID, SIGKILL)
             _ = reap()
         }
-        if input >= 0 { close(input) }
-        close(output)
-        if diagnostics >= 0 { close(diagnostics) }
+        Descriptors.close(input)
+        Descriptors.close(output)
+        Descriptors.close(diagnostics)
     }
 
     // MARK: - Starting
@@ -115,36 +115,19 @@ final class WorkerProcess {
     /// handling and an empty signal mask, in its own process group (a terminal's ^C is for the
     /// gateway, which then stops its workers), with only the given environment.
     private static func spawn(_ launch: Launch) throws(SandboxFailure) -> WorkerProcess {
-        var opened: [Int32] = []
-        func pipe() throws(SandboxFailure) -> (read: Int32, write: Int32) {
-            var fds: [Int32] = [-1, -1]
-            guard csandbox_pipe2(&fds, O_CLOEXEC) == 0 else {
-                throw SandboxFailure(
-                    code: .unavailable, reason: "cannot create a pipe: \(ConfinementError(step: "pipe2"))")
+        var opened: [(read: Int32, write: Int32)] = []
+        for _ in 0..<3 {
+            guard let pipe = Descriptors.pipe() else {
+                let error = ConfinementError(step: "pipe2")
+                for pipe in opened {
+                    Descriptors.close(pipe.read)
+                    Descriptors.close(pipe.write)
+                }
+                throw SandboxFailure(code: .unavailable, reason: "cannot create a pipe: \(error)")
             }
-            // Keep our ends off 0-2, so that dup2 onto 0-2 in the child always clears O_CLOEXEC.
-            for index in 0..<2 where fds[index] < 3 {
-                let moved = csandbox_dup_cloexec_above(fds[index], 3)
-                close(fds[index])
-                fds[index] = moved
-            }
-            opened += fds
-            guard fds[0] >= 3, fds[1] >= 3 else {
-                throw SandboxFailure(code: .unavailable, reason: "cannot move a pipe above fd 2")
-            }
-            return (fds[0], fds[1])
+            opened.append(pipe)
         }
-        let requests: (read: Int32, write: Int32)
-        let answers: (read: Int32, write: Int32)
-        let errors: (read: Int32, write: Int32)
-        do {
-            requests = try pipe()
-            answers = try pipe()
-            errors = try pipe()
-        } catch {
-            for fd in opened { close(fd) }
-            throw error
-        }
+        let (requests, answers, errors) = (opened[0], opened[1], opened[2])
 
         var actions = posix_spawn_file_actions_t()
         var attributes = posix_spawnattr_t()
@@ -177,13 +160,13 @@ final class WorkerProcess {
         }
         var processID: pid_t = 0
         let result = posix_spawn(&processID, launch.executable, &actions, &attributes, argv, envp)
-        close(requests.read)
-        close(answers.write)
-        close(errors.write)
+        Descriptors.close(requests.read)
+        Descriptors.close(answers.write)
+        Descriptors.close(errors.write)
         guard result == 0 else {
-            close(requests.write)
-            close(answers.read)
-            close(errors.read)
+            Descriptors.close(requests.write)
+            Descriptors.close(answers.read)
+            Descriptors.close(errors.read)
             let error = ConfinementError(step: "posix_spawn(\(launch.executable))", errorNumber: result)
             throw SandboxFailure(code: .unavailable, reason: "cannot start the worker: \(error)")
         }
@@ -370,7 +353,7 @@ final class WorkerProcess {
             }
             if count < 0 && errno == EINTR { continue }
             if count == 0 || errno != EAGAIN {
-                close(diagnostics)
+                Descriptors.close(diagnostics)
                 diagnostics = -1
             }
             return
@@ -399,10 +382,8 @@ final class WorkerProcess {
     /// Closes the request pipe (the worker's signal to finish), gives it `grace` to exit, then kills it.
     @discardableResult
     func retire(grace: Duration) -> SandboxFailure.Termination {
-        if input >= 0 {
-            close(input)
-            input = -1
-        }
+        Descriptors.close(input)
+        input = -1
         let deadline = ContinuousClock.now + grace
         while reaped == nil && ContinuousClock.now < deadline {
             if let termination = reapIfExited() { return termination }
