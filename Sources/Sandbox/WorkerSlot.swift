@@ -38,7 +38,8 @@ struct WorkerSlot: Sendable {
             }
             switch core.nextJob(slot: index) {
             case .stop:
-                if let worker { worker.retire(grace: configuration.retireGrace) }
+                worker?.retire(grace: configuration.retireGrace)
+                worker = nil  // its pipes close here, before shutdown() returns
                 core.slotStopped(slot: index)
                 return
             case .idle:

@@ -233,7 +233,9 @@ extension WorkerProcessTests {
 
         @Test("replacing workers leaks no file descriptors and leaves no processes")
         func noLeaks() async throws {
-            let before = Descriptors.openCount.load(ordering: .relaxed)
+            // Every earlier pool has shut down (these suites run one test at a time): nothing is open.
+        #expect(await eventually { Descriptors.openCount.load(ordering: .relaxed) == 0 })
+        let before = Descriptors.openCount.load(ordering: .relaxed)
             var seen: Set<Int32> = []
             try await withWorkerPool(configuration: .probe(workers: 2)) { pool in
                 let held = Descriptors.openCount.load(ordering: .relaxed) - before
