@@ -61,7 +61,7 @@ extension WorkerProcessTests {
         @Test(
             "a socket, a process, a program or a thread kills the worker with SIGSYS",
             arguments: [
-                "socket", "fork", "execve", "thread",
+                "socket", "fork", "spawn", "execve", "thread",
             ])
         func forbiddenCallsKill(command: String) async throws {
             try await withWorkerPool(configuration: .probe(workers: 2)) { pool in

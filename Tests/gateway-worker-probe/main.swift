@@ -2,7 +2,7 @@
 // a handler that misbehaves on command, to prove what the confinement refuses and how the pool
 // copes. Never shipped, never started by the gateway.
 //
-// The document is the command: "echo", "open", "socket", "fork", "execve", "thread", "loop",
+// The document is the command: "echo", "open", "socket", "fork", "spawn", "execve", "thread", "loop",
 // "spin:<ms>", "allocate", "allocate-once:<bytes>", "deep-answer:<levels>", "wrong-id", "garbage",
 // "crash", "recurse", "big-answer:<bytes>".
 
@@ -61,6 +61,11 @@ func handle(_ request: ExtractionRequest) -> MarkupGraph {
         let child = csandbox_raw_fork()
         if child == 0 { _exit(0) }
         return child > 0 ? report("probe.forked") : refused("fork")
+    case "spawn":  // posix_spawn, as a library would start a helper (clone3/clone with CLONE_VFORK)
+        var child: pid_t = 0
+        let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/true"), nil]
+        let result = posix_spawn(&child, "/bin/true", nil, nil, argv, [nil])
+        return result == 0 ? report("probe.spawned") : report("probe.errno-\(result)", "posix_spawn")
     case "execve":
         let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/true"), nil]
         execve("/bin/true", argv, [nil])
