@@ -100,7 +100,7 @@ static inline int csandbox_landlock_restrict_self(int ruleset, unsigned int flag
     return (int)syscall(446 /* landlock_restrict_self */, ruleset, flags);
 }
 
-// MARK: - Test probes (used by the test-only probe worker, never by the gateway's worker)
+// MARK: - For the test-only probe worker (Swift marks fork() unavailable)
 
 /// `fork()` through the raw system call, so the probe sees the filter's verdict on `clone` itself.
 static inline long csandbox_raw_fork(void) { return syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0); }

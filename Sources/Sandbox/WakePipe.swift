@@ -9,17 +9,16 @@ final class WakePipe: Sendable {
     private let writeEnd: Int32
 
     init() throws(SandboxFailure) {
-        var fds: [Int32] = [-1, -1]
-        guard csandbox_pipe2(&fds, O_CLOEXEC | O_NONBLOCK) == 0 else {
+        guard let pipe = Descriptors.pipe(flags: O_NONBLOCK) else {
             throw SandboxFailure(code: .unavailable, reason: "cannot create a pipe: \(ConfinementError(step: "pipe2"))")
         }
-        readEnd = fds[0]
-        writeEnd = fds[1]
+        readEnd = pipe.read
+        writeEnd = pipe.write
     }
 
     deinit {
-        close(readEnd)
-        close(writeEnd)
+        Descriptors.close(readEnd)
+        Descriptors.close(writeEnd)
     }
 
     /// Wakes the reader. A full pipe already says "look", so EAGAIN is fine.

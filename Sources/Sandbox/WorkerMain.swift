@@ -1,5 +1,5 @@
 internal import CSeccomp
-internal import Foundation
+internal import FoundationEssentials
 package import Markup
 
 /// The main loop of a worker process: read the setup frame, confine, say ready, then read a

@@ -1,4 +1,4 @@
-internal import Foundation
+internal import FoundationEssentials
 
 extension WorkerPool {
     /// How many workers, which executable, how confined, and the limits on what they are given.
@@ -76,7 +76,8 @@ extension WorkerPool {
         package var isBusy: Bool
         /// Documents answered by this slot's workers since the pool started.
         package var documentsCompleted: Int
-        /// Workers started in this slot after the first (crash, timeout, recycling).
+        /// Worker starts in this slot after the first (after a crash, a timeout, recycling), whether
+        /// or not they succeeded.
         package var restarts: Int
     }
 }

@@ -1,5 +1,5 @@
 internal import CSeccomp
-internal import Foundation
+internal import FoundationEssentials
 internal import Glibc
 
 /// One worker process seen from the gateway: its pid and the gateway's ends of its three pipes
@@ -28,7 +28,6 @@ final class WorkerProcess {
     }
 
     let processID: pid_t
-    let startedAt: ContinuousClock.Instant
     /// The request pipe's write end (non-blocking), -1 once closed.
     private var input: Int32
     /// The answer pipe's read end (non-blocking).
@@ -57,7 +56,6 @@ final class WorkerProcess {
         self.input = input
         self.output = output
         self.diagnostics = diagnostics
-        self.startedAt = .now
     }
 
     deinit {
@@ -65,9 +63,9 @@ final class WorkerProcess {
             kill(processID, SIGKILL)
             _ = reap()
         }
-        if input >= 0 { close(input) }
-        close(output)
-        if diagnostics >= 0 { close(diagnostics) }
+        Descriptors.close(input)
+        Descriptors.close(output)
+        Descriptors.close(diagnostics)
     }
 
     // MARK: - Starting
@@ -85,8 +83,10 @@ final class WorkerProcess {
         } catch {
             throw SandboxFailure(code: .unavailable, reason: "cannot encode the worker's setup: \(error)")
         }
-        guard case .done = worker.write([setup[...]], deadline: deadline, wake: wake, interrupted: { false }) else {
-            throw worker.startupFailure("did not take its setup frame")
+        switch worker.write([setup[...]], deadline: deadline, wake: wake, interrupted: { false }) {
+        case .done: break
+        case .closed, .unexpectedAnswer: throw worker.startupFailure("exited before reading its setup", exited: true)
+        case .timedOut, .interrupted: throw worker.startupFailure("did not read its setup frame")
         }
         switch worker.readFrame(
             maxPayload: WorkerSetup.maxFrameBytes, deadline: deadline, wake: wake, interrupted: { false })
@@ -98,14 +98,14 @@ final class WorkerProcess {
             return (worker, report)
         case .frame(let kind, _): throw worker.startupFailure("sent a \(kind) frame instead of ready")
         case .invalid(let error): throw worker.startupFailure("broke the protocol: \(error)")
-        case .closed: throw worker.startupFailure("exited before confining itself")
+        case .closed: throw worker.startupFailure("exited before confining itself", exited: true)
         case .timedOut: throw worker.startupFailure("was not ready within \(launch.startupTimeout)")
         case .interrupted: throw worker.startupFailure("was interrupted")
         }
     }
 
-    private func startupFailure(_ what: String) -> SandboxFailure {
-        let termination = stop()
+    private func startupFailure(_ what: String, exited: Bool = false) -> SandboxFailure {
+        let termination = exited ? collect() : stop()
         var reason = "worker \(processID) \(what); it \(termination)"
         if let words = lastWords { reason += "; its stderr: \(words)" }
         return SandboxFailure(code: .unavailable, reason: reason, termination: termination)
@@ -115,36 +115,19 @@ final class WorkerProcess {
     /// handling and an empty signal mask, in its own process group (a terminal's ^C is for the
     /// gateway, which then stops its workers), with only the given environment.
     private static func spawn(_ launch: Launch) throws(SandboxFailure) -> WorkerProcess {
-        var opened: [Int32] = []
-        func pipe() throws(SandboxFailure) -> (read: Int32, write: Int32) {
-            var fds: [Int32] = [-1, -1]
-            guard csandbox_pipe2(&fds, O_CLOEXEC) == 0 else {
-                throw SandboxFailure(
-                    code: .unavailable, reason: "cannot create a pipe: \(ConfinementError(step: "pipe2"))")
+        var opened: [(read: Int32, write: Int32)] = []
+        for _ in 0..<3 {
+            guard let pipe = Descriptors.pipe() else {
+                let error = ConfinementError(step: "pipe2")
+                for pipe in opened {
+                    Descriptors.close(pipe.read)
+                    Descriptors.close(pipe.write)
+                }
+                throw SandboxFailure(code: .unavailable, reason: "cannot create a pipe: \(error)")
             }
-            // Keep our ends off 0-2, so that dup2 onto 0-2 in the child always clears O_CLOEXEC.
-            for index in 0..<2 where fds[index] < 3 {
-                let moved = csandbox_dup_cloexec_above(fds[index], 3)
-                close(fds[index])
-                fds[index] = moved
-            }
-            opened += fds
-            guard fds[0] >= 3, fds[1] >= 3 else {
-                throw SandboxFailure(code: .unavailable, reason: "cannot move a pipe above fd 2")
-            }
-            return (fds[0], fds[1])
+            opened.append(pipe)
         }
-        let requests: (read: Int32, write: Int32)
-        let answers: (read: Int32, write: Int32)
-        let errors: (read: Int32, write: Int32)
-        do {
-            requests = try pipe()
-            answers = try pipe()
-            errors = try pipe()
-        } catch {
-            for fd in opened { close(fd) }
-            throw error
-        }
+        let (requests, answers, errors) = (opened[0], opened[1], opened[2])
 
         var actions = posix_spawn_file_actions_t()
         var attributes = posix_spawnattr_t()
@@ -177,13 +160,13 @@ final class WorkerProcess {
         }
         var processID: pid_t = 0
         let result = posix_spawn(&processID, launch.executable, &actions, &attributes, argv, envp)
-        close(requests.read)
-        close(answers.write)
-        close(errors.write)
+        Descriptors.close(requests.read)
+        Descriptors.close(answers.write)
+        Descriptors.close(errors.write)
         guard result == 0 else {
-            close(requests.write)
-            close(answers.read)
-            close(errors.read)
+            Descriptors.close(requests.write)
+            Descriptors.close(answers.read)
+            Descriptors.close(errors.read)
             let error = ConfinementError(step: "posix_spawn(\(launch.executable))", errorNumber: result)
             throw SandboxFailure(code: .unavailable, reason: "cannot start the worker: \(error)")
         }
@@ -370,7 +353,7 @@ final class WorkerProcess {
             }
             if count < 0 && errno == EINTR { continue }
             if count == 0 || errno != EAGAIN {
-                close(diagnostics)
+                Descriptors.close(diagnostics)
                 diagnostics = -1
             }
             return
@@ -378,7 +361,7 @@ final class WorkerProcess {
     }
 
     /// The worker's last stderr line(s), printable ASCII only, or nil.
-    var lastWords: String? {
+    private var lastWords: String? {
         drainDiagnostics()
         let text = String(
             decoding: diagnosticsTail.map { $0 == 0x0A || ($0 >= 0x20 && $0 < 0x7F) ? $0 : 0x3F }, as: UTF8.self)
@@ -399,10 +382,8 @@ final class WorkerProcess {
     /// Closes the request pipe (the worker's signal to finish), gives it `grace` to exit, then kills it.
     @discardableResult
     func retire(grace: Duration) -> SandboxFailure.Termination {
-        if input >= 0 {
-            close(input)
-            input = -1
-        }
+        Descriptors.close(input)
+        input = -1
         let deadline = ContinuousClock.now + grace
         while reaped == nil && ContinuousClock.now < deadline {
             if let termination = reapIfExited() { return termination }

@@ -1,5 +1,5 @@
 internal import CSeccomp
-internal import Foundation
+internal import FoundationEssentials
 internal import Glibc
 internal import Markup
 
@@ -29,7 +29,7 @@ struct WorkerSlot: Sendable {
 
         let decoder = JSONDecoder()
         var worker: WorkerProcess? = start()
-        var lastStartFailure: ContinuousClock.Instant?
+        var lastStartFailure: ContinuousClock.Instant? = worker == nil ? .now : nil
 
         while true {
             if worker == nil, !core.isClosed, lastStartFailure.map({ .now - $0 > .seconds(1) }) ?? true {
@@ -38,7 +38,8 @@ struct WorkerSlot: Sendable {
             }
             switch core.nextJob(slot: index) {
             case .stop:
-                if let worker { worker.retire(grace: configuration.retireGrace) }
+                worker?.retire(grace: configuration.retireGrace)
+                worker = nil  // its pipes close here, before shutdown() returns
                 core.slotStopped(slot: index)
                 return
             case .idle:

@@ -1,6 +1,11 @@
 import Foundation
 import Markup
 import Sandbox
+import Testing
+
+/// Every suite that starts worker processes runs inside this one, one test at a time: deadlines
+/// and resource counts assume no other pool runs alongside.
+@Suite(.serialized) struct WorkerProcessTests {}
 
 /// Where the worker executables are: next to the test bundle, in the same build directory.
 enum Executables {

@@ -2,8 +2,9 @@
 // a handler that misbehaves on command, to prove what the confinement refuses and how the pool
 // copes. Never shipped, never started by the gateway.
 //
-// The document is the command: "echo", "open", "socket", "fork", "execve", "thread", "loop",
-// "spin:<ms>", "allocate", "allocate-once:<bytes>", "garbage", "crash", "recurse", "big-answer:<bytes>".
+// The document is the command: "echo", "open", "socket", "fork", "spawn", "execve", "thread", "loop",
+// "spin:<ms>", "allocate", "allocate-once:<bytes>", "deep-answer:<levels>", "wrong-id", "garbage",
+// "crash", "recurse", "big-answer:<bytes>".
 
 internal import CSeccomp
 internal import Glibc
@@ -28,6 +29,18 @@ func recurse(_ depth: Int) -> Int {
     return frame.reduce(0, &+)
 }
 
+/// Writes a graph frame by hand (the layout in Sandbox's Frame+Payloads.swift), bypassing WorkerMain.
+func writeGraphFrame(id: UInt64, json: String) {
+    let payload = Array(json.utf8)
+    let length = UInt32(8 + payload.count)
+    var frame: [UInt8] = [
+        UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF), 0x20,
+    ]
+    for shift in stride(from: 56, through: 0, by: -8) { frame.append(UInt8(truncatingIfNeeded: id >> UInt64(shift))) }
+    frame += payload
+    _ = frame.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
+}
+
 func handle(_ request: ExtractionRequest) -> MarkupGraph {
     let command = String(decoding: request.document.prefix(64), as: UTF8.self)
     let argument = Int(command.split(separator: ":").dropFirst().first ?? "") ?? 0
@@ -48,6 +61,11 @@ func handle(_ request: ExtractionRequest) -> MarkupGraph {
         let child = csandbox_raw_fork()
         if child == 0 { _exit(0) }
         return child > 0 ? report("probe.forked") : refused("fork")
+    case "spawn":  // posix_spawn, as a library would start a helper (clone3/clone with CLONE_VFORK)
+        var child: pid_t = 0
+        let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/true"), nil]
+        let result = posix_spawn(&child, "/bin/true", nil, nil, argv, [nil])
+        return result == 0 ? report("probe.spawned") : report("probe.errno-\(result)", "posix_spawn")
     case "execve":
         let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/true"), nil]
         execve("/bin/true", argv, [nil])
@@ -69,12 +87,30 @@ func handle(_ request: ExtractionRequest) -> MarkupGraph {
         } while (now.tv_sec - start.tv_sec) * 1000
             + (now.tv_nsec - start.tv_nsec) / 1_000_000 < argument
         return report("probe.spun")
-    case "allocate":
+    case "allocate":  // 16 MiB blocks until the address space limit (RLIMIT_AS counts them untouched)
         var blocks: [[UInt8]] = []
-        while true { blocks.append([UInt8](repeating: UInt8(blocks.count & 0xFF), count: 16 << 20)) }
+        while true {
+            blocks.append([UInt8](unsafeUninitializedCapacity: 16 << 20) { buffer, count in
+                buffer[0] = UInt8(truncatingIfNeeded: blocks.count)
+                count = 1
+            })
+        }
     case "allocate-once":  // one allocation larger than the address space limit
         let block = [UInt8](repeating: 1, count: argument)
         return report("probe.allocated-\(block.count)")
+    case "deep-answer":  // a well-formed graph frame nesting `argument` items deep, written by hand
+        var json = #"{"diagnostics":[],"nodes":["#
+        for _ in 0..<argument {
+            json += #"{"syntax":"json-ld","types":["T"],"properties":[{"name":"p","values":[{"node":{"_0":"#
+        }
+        json += #"{"syntax":"json-ld","types":["T"],"properties":[]}"#
+        for _ in 0..<argument { json += "}}]}]}" }
+        json += "]}"
+        writeGraphFrame(id: request.id, json: json)
+        _exit(0)  // the answer is out; leave before WorkerMain writes a second one
+    case "wrong-id":  // a well-formed answer to another request
+        writeGraphFrame(id: request.id &+ 1, json: #"{"diagnostics":[],"nodes":[]}"#)
+        _exit(0)
     case "garbage":
         _ = write(1, "this is not a frame at all", 26)
         return report("probe.garbage-sent")
