@@ -6,7 +6,7 @@ DEB_PACKAGES := pkg-config libssl-dev openssl libxml2-dev libsqlite3-dev dnsmasq
 	python3 python3-dkim python3-extruct python3-icalendar
 GATEWAY := .build/debug/gateway
 
-.PHONY: deps build test run bench clean
+.PHONY: deps build test run bench fuzz clean
 
 deps:
 	@missing=""; for p in $(DEB_PACKAGES); do \
@@ -34,5 +34,12 @@ bench: deps
 	$(SWIFT) build -c release --product gateway-bench
 	.build/release/gateway-bench
 
+# libFuzzer targets (Fuzz/README.md), FUZZ_SECONDS each (default 60); crashes go to .build-fuzz/crashes/.
+# Not part of `make test`. `make fuzz FUZZ_TARGETS=fuzz-mime` runs only the named targets.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?=
+fuzz: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) SWIFT=$(SWIFT) Scripts/fuzz.sh $(FUZZ_TARGETS)
+
 clean:
-	rm -rf .build
+	rm -rf .build .build-fuzz
