@@ -12,7 +12,8 @@ let package = Package(
     name: "gateway",
     platforms: [.macOS(.v15)],
     products: [
-        .executable(name: "gateway", targets: ["gateway"])
+        .executable(name: "gateway", targets: ["gateway"]),
+        .executable(name: "gateway-worker", targets: ["gateway-worker"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -24,6 +25,7 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         .systemLibrary(name: "CLibIDN2", pkgConfig: "libidn2", providers: [.apt(["libidn2-dev"])]),
+        .systemLibrary(name: "CSeccomp", pkgConfig: "libseccomp", providers: [.apt(["libseccomp-dev"])]),
 
         .target(name: "MailMessage", swiftSettings: strictSettings),
         .target(name: "DNS", swiftSettings: strictSettings),
@@ -32,7 +34,10 @@ let package = Package(
         .target(
             name: "Reservations",
             dependencies: ["Markup"],
-            resources: [.copy("Resources/airports.tsv")],
+            resources: [
+                .copy("Resources/airports.tsv"), .copy("Resources/country-zones.tsv"),
+                .copy("Resources/country-names.tsv"),
+            ],
             swiftSettings: strictSettings
         ),
         .target(
@@ -43,15 +48,27 @@ let package = Package(
         .target(
             name: "Admission",
             dependencies: [
-                "DKIM", "MailMessage", "Reservations", "Store", "CLibIDN2",
+                "DKIM", "MailMessage", "Markup", "Reservations", "Store", "CLibIDN2",
                 .product(name: "Yams", package: "Yams"),
             ],
             swiftSettings: strictSettings
         ),
+        // The publish stage: stored reservations as an iCalendar feed (RFC 5545).
+        .target(name: "ICalendar", dependencies: ["Reservations", "Store"], swiftSettings: strictSettings),
+        // The pipeline the command line and the server share: authenticate, extract, resolve, admit, store.
+        .target(
+            name: "Ingestion",
+            dependencies: ["Admission", "DKIM", "DNS", "MailMessage", "Markup", "Reservations", "Sandbox", "Store"],
+            swiftSettings: strictSettings
+        ),
+        // Extraction in confined worker processes, and the worker executable (no NIO, no server).
+        .target(name: "Sandbox", dependencies: ["CSeccomp", "Markup", "MailMessage"], swiftSettings: strictSettings),
+        .executableTarget(
+            name: "gateway-worker", dependencies: ["Sandbox", "Markup", "MailMessage"], swiftSettings: strictSettings),
         .executableTarget(
             name: "gateway",
             dependencies: [
-                "MailMessage", "DNS", "DKIM", "Markup", "Reservations", "Store", "Admission",
+                "MailMessage", "DNS", "DKIM", "Markup", "Reservations", "Store", "Admission", "Ingestion", "Sandbox", "ICalendar",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
@@ -67,6 +84,14 @@ let package = Package(
 
         // Shared fakes and real-server fixtures (dnsmasq, a SERVFAIL responder) for the test targets.
         .target(name: "TestSupport", dependencies: ["DNS"], path: "Tests/TestSupport", swiftSettings: strictSettings),
+        // Test-only worker that misbehaves on command (opens files, forks, loops), for SandboxTests.
+        .executableTarget(
+            name: "gateway-worker-probe",
+            dependencies: ["Sandbox", "Markup", "CSeccomp"],
+            path: "Tests/gateway-worker-probe",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(name: "SandboxTests", dependencies: ["Sandbox", "Markup"], swiftSettings: strictSettings),
         .testTarget(name: "MailMessageTests", dependencies: ["MailMessage"], swiftSettings: strictSettings),
         .testTarget(name: "DNSTests", dependencies: ["DNS", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(
@@ -86,8 +111,14 @@ let package = Package(
             dependencies: ["Reservations", "Markup", "MailMessage", "TestSupport"],
             swiftSettings: strictSettings
         ),
+        .testTarget(name: "ICalendarTests", dependencies: ["ICalendar", "Reservations", "Store"], swiftSettings: strictSettings),
         .testTarget(name: "AdmissionTests", dependencies: ["Admission", "TestSupport"], swiftSettings: strictSettings),
-        .testTarget(name: "StoreTests", dependencies: ["Store", "TestSupport"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "StoreTests",
+            // GRDB directly, to craft foreign and newer databases the store must refuse.
+            dependencies: ["Store", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "GatewayIntegrationTests",
             dependencies: ["DKIM", "DNS", "MailMessage", "Markup", "Reservations", "TestSupport"],

@@ -15,3 +15,8 @@ let suites = Set(arguments.filter { !$0.hasPrefix("--") && Int($0) == nil })
 if suites.isEmpty || suites.contains("dkim") {
     try await DKIMBenchmark(messageCount: messageCount).run()
 }
+
+/// Writes a line at once (unbuffered), so progress shows when the output goes to a file or a pipe.
+func report(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}

@@ -67,7 +67,7 @@ package struct Policy: Codable, Sendable, Hashable {
         /// Whether this policy lets `enabled` be false.
         package var mayDisable = true
         package var documentTimeoutSeconds: Double = 5
-        package var workerMemoryBytes = 512 * 1024 * 1024
+        package var workerMemoryBytes = 1024 * 1024 * 1024
     }
 
     package var name = "custom"

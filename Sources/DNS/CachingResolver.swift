@@ -6,7 +6,9 @@ import Synchronization
 ///   capped by `maximumTTL`; a TTL of 0 means the answer is used once and not kept.
 /// - NXDOMAIN and NODATA are kept for `negativeTTL` (RFC 2308 §5); temporary errors (SERVFAIL,
 ///   REFUSED, timeouts, network) and malformed answers are never kept, so the next lookup asks again.
-/// - Concurrent lookups of one name share one upstream query.
+/// - Concurrent lookups of one name share one upstream query. That query belongs to no single caller:
+///   a caller's cancellation does not end it, and the caller waits for it (the upstream resolver's
+///   own deadline bounds the wait).
 /// - At most `maximumEntries` names are kept; the oldest entry goes first.
 ///
 /// Names are compared ignoring ASCII case and a trailing dot. A hit costs one dictionary lookup under
@@ -20,7 +22,9 @@ package final class CachingResolver: TXTResolver {
         /// Most names kept; zero disables caching (lookups are still coalesced). Default 10 000.
         package var maximumEntries: Int
 
-        package init(maximumTTL: Duration = .seconds(3600), negativeTTL: Duration = .seconds(60), maximumEntries: Int = 10_000) {
+        package init(
+            maximumTTL: Duration = .seconds(3600), negativeTTL: Duration = .seconds(60), maximumEntries: Int = 10_000
+        ) {
             self.maximumTTL = maximumTTL
             self.negativeTTL = negativeTTL
             self.maximumEntries = maximumEntries
@@ -151,7 +155,8 @@ package final class CachingResolver: TXTResolver {
             case .success(let records): answer = .records(records)
             case .failure(let error): answer = .failure(error)
             }
-            Self.insert(key, Entry(answer: answer, expires: finished + lifetime, serial: 0), into: &state,
+            Self.insert(
+                key, Entry(answer: answer, expires: finished + lifetime, serial: 0), into: &state,
                 limit: configuration.maximumEntries)
         }
         return result

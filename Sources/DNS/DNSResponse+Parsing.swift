@@ -18,14 +18,9 @@ extension DNSResponse {
     /// is accepted only for those RCODEs and only without records.
     static func match(_ bytes: [UInt8], to query: DNSQuery) -> Match {
         var reader = DNSMessageReader(bytes)
-        let header: (id: UInt16, flags: UInt16, questions: UInt16, answers: UInt16, authority: UInt16,
-            additional: UInt16)
+        let header: Header
         do throws(DNSError) {
-            header = (
-                try reader.readUInt16("the header"), try reader.readUInt16("the header"),
-                try reader.readUInt16("the header"), try reader.readUInt16("the header"),
-                try reader.readUInt16("the header"), try reader.readUInt16("the header")
-            )
+            header = try Header(&reader)
         } catch {
             return .unrelated("shorter than a DNS header")
         }
@@ -96,6 +91,25 @@ extension DNSResponse {
             return .malformed(error)
         }
         return .response(response)
+    }
+
+    /// The fixed 12-byte header (RFC 1035 §4.1.1).
+    private struct Header {
+        var id: UInt16
+        var flags: UInt16
+        var questions: UInt16
+        var answers: UInt16
+        var authority: UInt16
+        var additional: UInt16
+
+        init(_ reader: inout DNSMessageReader) throws(DNSError) {
+            id = try reader.readUInt16("the header")
+            flags = try reader.readUInt16("the header")
+            questions = try reader.readUInt16("the header")
+            answers = try reader.readUInt16("the header")
+            authority = try reader.readUInt16("the header")
+            additional = try reader.readUInt16("the header")
+        }
     }
 
     /// Reads one resource record (RFC 1035 §4.1.3), decoding TXT and CNAME data.

@@ -76,7 +76,8 @@ struct DNSTransport {
         let length = Int(prefix[0]) << 8 | Int(prefix[1])
         guard length >= DNSWire.headerLength else {
             throw DNSError(
-                code: .malformedResponse, reason: "\(server) sent a TCP frame of \(length) bytes, shorter than a header")
+                code: .malformedResponse,
+                reason: "\(server) sent a TCP frame of \(length) bytes, shorter than a DNS header")
         }
         let answer = try receive(exactly: length, from: socket, until: deadline, timeout: timeout)
         switch DNSResponse.match(answer, to: query) {
@@ -153,7 +154,8 @@ struct DNSTransport {
                 throw DNSError(code: .timeout, reason: "no answer from \(server) within \(timeout)")
             }
             let (seconds, attoseconds) = remaining.components
-            let milliseconds = min(seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000, 
+            let milliseconds = min(
+                seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000,
                 Int64(Self.pollSlice))
             var descriptor = pollfd(fd: socket.descriptor, events: events, revents: 0)
             let ready = poll(&descriptor, 1, Int32(milliseconds))

@@ -36,7 +36,8 @@ extension ZoneFileParser {
             case UInt8(ascii: "("):
                 guard openedOnLine == 0 else {
                     throw ZoneFileError(
-                        code: .unbalancedParentheses, line: line, reason: "'(' inside parentheses (line \(openedOnLine))")
+                        code: .unbalancedParentheses, line: line,
+                        reason: "'(' inside parentheses (line \(openedOnLine))")
                 }
                 if current == nil { current = Entry(line: line, ownerOmitted: lineStartsBlank) }
                 openedOnLine = line

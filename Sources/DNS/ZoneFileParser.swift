@@ -160,7 +160,8 @@ struct ZoneFileParser {
     private func name(_ token: Token, line: Int) throws(ZoneFileError) -> String {
         guard !token.quoted, !token.escaped else {
             throw ZoneFileError(
-                code: .invalidName, line: line, reason: "owner names are plain words; quotes and escapes are not supported")
+                code: .invalidName, line: line,
+                reason: "owner names are plain words; quotes and escapes are not supported")
         }
         return try Self.absoluteName(token.bytes, relativeTo: origin, line: line, forceAbsolute: false)
     }

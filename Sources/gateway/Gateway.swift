@@ -11,7 +11,10 @@ struct Gateway: AsyncParsableCommand {
             Emails must carry a valid DKIM signature from the sending domain; pages must be fetched over HTTPS.
             Exit status: 0 on success, 1 when the input was refused or did not pass, 2 for usage errors.
             """,
-        subcommands: [DKIMCommand.self]
+        subcommands: [
+            RegisterCommand.self, DomainsCommand.self, FlagsCommand.self, IngestCommand.self, CheckCommand.self,
+            RetryCommand.self, LogCommand.self, ReservationsCommand.self, DKIMCommand.self,
+        ]
     )
 
     /// Runs the command; usage errors exit with status 2, failures with 1 (ArgumentParser's own

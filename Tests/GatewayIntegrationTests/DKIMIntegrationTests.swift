@@ -69,14 +69,14 @@ struct DKIMIntegrationTests {
         return try RawMessage(bytes: DKIMSigner(key: key, configuration: configuration).sign(try RawMessage(message)))
     }
 
-    func dkimpyVerify(_ message: RawMessage, zone: URL) throws -> [String] {
-        let result = try Integration.run(Integration.python, [Integration.scripts.appendingPathComponent("dkimpy.py").path, "verify", zone.path], input: message.bytes)
+    func dkimpyVerify(_ message: RawMessage, zone: URL) async throws -> [String] {
+        let result = try await Integration.run(Integration.python, [Integration.scripts.appendingPathComponent("dkimpy.py").path, "verify", zone.path], input: message.bytes)
         #expect(result.status == 0, "dkimpy: \(result.error)")
         return result.text.split(separator: "\n").map(String.init)
     }
 
-    func dkimpySign(_ message: String, key: URL, selector: String, algorithm: String, canonicalization: String) throws -> RawMessage {
-        let result = try Integration.run(
+    func dkimpySign(_ message: String, key: URL, selector: String, algorithm: String, canonicalization: String) async throws -> RawMessage {
+        let result = try await Integration.run(
             Integration.python,
             [Integration.scripts.appendingPathComponent("dkimpy.py").path, "sign", key.path, selector, "rail.example", algorithm, canonicalization],
             input: Array(Self.message.utf8))
@@ -150,7 +150,7 @@ struct DKIMIntegrationTests {
         let keys = try Keys()
         defer { keys.cleanup() }
         let isRSA = algorithm.hasPrefix("rsa")
-        let signed = try dkimpySign(Self.message, key: isRSA ? keys.rsaPath : keys.ed25519Path, selector: isRSA ? "rsa" : "ed",
+        let signed = try await dkimpySign(Self.message, key: isRSA ? keys.rsaPath : keys.ed25519Path, selector: isRSA ? "rsa" : "ed",
                                     algorithm: algorithm, canonicalization: canonicalization)
         let verifier = DKIMVerifier(resolver: try ZoneFileResolver(contentsOfFile: keys.zonePath.path))
         let result = try #require(await verifier.verify(signed).signatures.first)
@@ -165,7 +165,7 @@ struct DKIMIntegrationTests {
         let keys = try Keys()
         defer { keys.cleanup() }
         let signed = try sign(Self.message, key: rsa ? keys.rsa : keys.ed25519, selector: rsa ? "rsa" : "ed", canonicalization: canonicalization)
-        #expect(try dkimpyVerify(signed, zone: keys.zonePath) == ["pass"])
+        #expect(try await dkimpyVerify(signed, zone: keys.zonePath) == ["pass"])
     }
 
     @Test("Tampered messages fail in both verifiers: body, signed header, expiry")
@@ -184,7 +184,7 @@ struct DKIMIntegrationTests {
         for (what, message, code) in tampered {
             let ours = try #require(await verifier.verify(message).signatures.first)
             #expect(ours.code == code, "\(what)")
-            #expect(try dkimpyVerify(message, zone: keys.zonePath) == ["fail"], "\(what): \(String(decoding: message.bytes.prefix(400), as: UTF8.self))")
+            #expect(try await dkimpyVerify(message, zone: keys.zonePath) == ["fail"], "\(what): \(String(decoding: message.bytes.prefix(400), as: UTF8.self))")
         }
     }
 }

@@ -21,8 +21,18 @@ enum Integration {
         var text: String { String(decoding: output, as: UTF8.self) }
     }
 
-    /// Runs a program to completion with `input` on its standard input.
-    static func run(_ executable: String, _ arguments: [String], input: [UInt8] = [], environment: [String: String]? = nil) throws -> ProcessResult {
+    /// Runs a program to completion with `input` on its standard input. The waiting happens on a
+    /// thread of its own: blocking one of the cooperative pool's threads (two on a 2-core machine)
+    /// would stall every other test's tasks.
+    static func run(_ executable: String, _ arguments: [String], input: [UInt8] = [], environment: [String: String]? = nil) async throws -> ProcessResult {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                continuation.resume(with: Result { try runBlocking(executable, arguments, input: input, environment: environment) })
+            }.start()
+        }
+    }
+
+    private static func runBlocking(_ executable: String, _ arguments: [String], input: [UInt8], environment: [String: String]?) throws -> ProcessResult {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments

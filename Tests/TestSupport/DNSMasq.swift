@@ -1,6 +1,5 @@
-internal import Foundation
-internal import Glibc
 package import DNS
+internal import Foundation
 import Synchronization
 
 /// A real dnsmasq on 127.0.0.1 and a free port, serving fixed TXT records (PLATFORM.md "Real servers").
@@ -48,10 +47,10 @@ package final class DNSMasq: Sendable {
 
     /// 127.0.0.1 and the port dnsmasq listens on (UDP and TCP).
     package let nameserver: NameserverAddress
-    private let process: Mutex<Process?>
+    private let process: Mutex<ChildProcess?>
     private let directory: URL
 
-    private init(nameserver: NameserverAddress, process: sending Process, directory: URL) {
+    private init(nameserver: NameserverAddress, process: ChildProcess, directory: URL) {
         self.nameserver = nameserver
         self.process = Mutex(process)
         self.directory = directory
@@ -90,25 +89,19 @@ package final class DNSMasq: Sendable {
             for _ in 0..<5 {
                 let port = try Loopback.freePort()
                 let log = directory.appendingPathComponent("dnsmasq-\(port).log")
-                _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-                let output = try FileHandle(forWritingTo: log)
-                let process = Process()
-                process.executableURL = URL(fileURLWithPath: executable)
-                process.arguments = [
-                    "--keep-in-foreground", "--no-resolv", "--no-hosts", "--no-poll", "--listen-address=127.0.0.1",
-                    "--bind-interfaces", "--port=\(port)", "--pid-file=", "--log-facility=-",
-                    "--conf-file=\(configuration.path)",
-                ]
-                process.standardInput = FileHandle.nullDevice
-                process.standardOutput = output
-                process.standardError = output
-                try process.run()
-                try? output.close()
+                let process = try ChildProcess(
+                    executable: executable,
+                    arguments: [
+                        "--keep-in-foreground", "--no-resolv", "--no-hosts", "--no-poll", "--listen-address=127.0.0.1",
+                        "--bind-interfaces", "--port=\(port)", "--pid-file=", "--log-facility=-",
+                        "--conf-file=\(configuration.path)",
+                    ],
+                    outputPath: log.path)
                 let nameserver = try NameserverAddress(ipAddress: "127.0.0.1", port: port)
                 if try await waitUntilAnswering(nameserver, process: process, probe: localDomains.first ?? "test") {
                     return DNSMasq(nameserver: nameserver, process: process, directory: directory)
                 }
-                terminate(process)
+                process.terminate()
                 lastLog = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
                 // Another process may have taken the port between our probe and dnsmasq's bind: retry.
                 guard lastLog.contains("in use") else { break }
@@ -127,24 +120,14 @@ package final class DNSMasq: Sendable {
             return process
         }
         guard let running else { return }
-        Self.terminate(running)
+        running.terminate()
         try? FileManager.default.removeItem(at: directory)
-    }
-
-    private static func terminate(_ process: Process) {
-        guard process.isRunning else { return }
-        process.terminate()
-        for _ in 0..<500 where process.isRunning { usleep(10_000) }
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
     }
 
     /// Polls with a short-timeout client until dnsmasq gives any DNS answer (NXDOMAIN included).
     /// - Returns: false if the process exited first.
     private static func waitUntilAnswering(
-        _ nameserver: NameserverAddress, process: Process, probe domain: String
+        _ nameserver: NameserverAddress, process: ChildProcess, probe domain: String
     ) async throws -> Bool {
         let client = DNSClient(
             configuration: DNSClient.Configuration(nameservers: [nameserver], timeout: .milliseconds(100), attempts: 1))
@@ -180,7 +163,10 @@ package final class DNSMasq: Sendable {
                 guard string.utf8.count <= 255 else {
                     throw FixtureError("a TXT string for \(record.name) is \(string.utf8.count) bytes; at most 255")
                 }
-                guard string.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") })
+                guard
+                    string.utf8.allSatisfy({
+                        $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\")
+                    })
                 else {
                     throw FixtureError("TXT strings for dnsmasq must be printable ASCII without '\"' or '\\'")
                 }
@@ -198,8 +184,10 @@ package final class DNSMasq: Sendable {
 
     private static func checkName(_ name: String) throws {
         guard !name.isEmpty,
-            name.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: ",") && $0 != UInt8(ascii: "/")
-                && $0 != UInt8(ascii: "\"") })
+            name.utf8.allSatisfy({
+                $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: ",") && $0 != UInt8(ascii: "/")
+                    && $0 != UInt8(ascii: "\"")
+            })
         else { throw FixtureError("'\(name)' cannot be written into a dnsmasq configuration") }
     }
 }

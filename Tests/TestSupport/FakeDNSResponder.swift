@@ -1,6 +1,6 @@
+package import DNS
 internal import Foundation
 internal import Glibc
-package import DNS
 import Synchronization
 
 /// A DNS server on 127.0.0.1 (UDP and TCP on one free port) that answers every query in one chosen way,

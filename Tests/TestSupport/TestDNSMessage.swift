@@ -97,7 +97,8 @@ package enum TestDNSMessage {
                 overTCP
                 ? [response(to: query, answers: records, withEDNS: edns)]
                 : [
-                    response(to: query, answers: [TXTRecord(strings: [Array("spoofed".utf8)], ttl: 1)],
+                    response(
+                        to: query, answers: [TXTRecord(strings: [Array("spoofed".utf8)], ttl: 1)],
                         id: queryID ^ 0x5A5A, withEDNS: edns),
                     response(to: query, answers: records, withEDNS: edns),
                 ]
@@ -107,7 +108,8 @@ package enum TestDNSMessage {
                 overTCP
                 ? [response(to: query, answers: records, withEDNS: edns)]
                 : [
-                    response(to: query, answers: [TXTRecord(strings: [Array("spoofed".utf8)], ttl: 1)],
+                    response(
+                        to: query, answers: [TXTRecord(strings: [Array("spoofed".utf8)], ttl: 1)],
                         questionName: other, withEDNS: edns),
                     response(to: query, answers: records, withEDNS: edns),
                 ]

@@ -55,3 +55,19 @@ final class MessageDigests: @unchecked Sendable {
         sha256 = EVP_MD_fetch(nil, "SHA256", nil) ?? EVP_sha256()!
     }
 }
+
+/// SHA-256 for other targets (content hashes in the decision log), through the same OpenSSL digest.
+package enum ContentHash {
+    /// The lower-case hex SHA-256 of `bytes`.
+    package static func sha256Hex(_ bytes: [UInt8]) -> String {
+        let digest = (try? SHA256Hasher.digest(bytes)) ?? []
+        let hex = Array("0123456789abcdef".utf8)
+        var out = [UInt8]()
+        out.reserveCapacity(64)
+        for byte in digest {
+            out.append(hex[Int(byte >> 4)])
+            out.append(hex[Int(byte & 0x0F)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}

@@ -1,0 +1,195 @@
+import DKIM
+import Foundation
+import Markup
+package import Reservations
+package import Store
+
+/// The admit stage (DESIGN.md): given what authentication proved, what extraction and resolution
+/// found, the registry, the flags and the policy, decide what enters the store and why.
+/// Pure: no I/O, so every rule is tested directly.
+package struct AdmissionDecision: Sendable {
+    /// Where the markup came from and what proves it.
+    package enum Source: Sendable {
+        case email(EmailAuthentication)
+        /// A page the gateway fetched itself; `verified` is true when it came over HTTPS with a valid certificate.
+        case web(host: DomainName, finalURL: String, verified: Bool)
+    }
+
+    /// What happened to one reservation item.
+    package struct Item: Sendable {
+        package var resolution: Resolution
+        package var itemReference: String
+        /// What goes to the store, one per owner; empty when the item was refused.
+        package var admitted: [IncomingReservation]
+        /// Why it was refused; empty when admitted.
+        package var codes: [String]
+    }
+
+    package var verdict: DecisionLogEntry.Verdict
+    /// Why, for the message as a whole (item codes are on each item).
+    package var codes: [String]
+    package var sourceDomain: DomainName?
+    /// The developer flags this decision relied on: named in the log and on each stored reservation.
+    package var flagsUsed: [DeveloperFlag]
+    package var owners: [String]
+    package var items: [Item]
+
+    /// Decides.
+    /// - Parameters:
+    ///   - owners: the owners given (`--owner`, LMTP RCPT TO); empty means the signed To and Cc addresses.
+    ///   - registration: the registry entry covering the source domain, if any.
+    ///   - markupInUnsignedTail: true when the part of the body outside `l=` holds markup.
+    package init(
+        source: Source,
+        resolutions: [Resolution],
+        owners givenOwners: [String],
+        registration: RegisteredDomain?,
+        flags: ActiveFlags,
+        policy: Policy,
+        markupInUnsignedTail: Bool = false,
+        sourceDescription: String
+    ) {
+        var codes: [String] = []
+        var flagsUsed: [DeveloperFlag] = []
+        var deferred = false
+        var owners = givenOwners.map { $0.lowercased() }
+        var ownersMustBeSigned = policy.ownership.requireSignedRecipient && !givenOwners.isEmpty
+        var sourceDomain: DomainName? = nil
+
+        // 1. Authentication.
+        switch source {
+        case .email(let authentication):
+            sourceDomain = authentication.fromDomain
+            if authentication.fromDomain == nil {
+                codes.append("admission.from-invalid")
+            } else if let signature = authentication.alignedSignature {
+                if signature.hasUnsignedTail {
+                    switch policy.dkim.bodyLength {
+                    case .refuse: codes.append("admission.body-length-partial")
+                    case .refuseMarkupInUnsignedTail where markupInUnsignedTail: codes.append("admission.markup-in-unsigned-tail")
+                    default: break
+                    }
+                }
+                if owners.isEmpty { owners = authentication.signedRecipients }
+            } else if flags.contains(.allowUnverifiedSources) {
+                flagsUsed.append(.allowUnverifiedSources)
+                ownersMustBeSigned = false
+                if owners.isEmpty { owners = authentication.recipients }
+            } else if let temporary = authentication.alignedTemporaryFailure {
+                deferred = true
+                codes.append(temporary.code?.description ?? "dkim.temperror")
+            } else {
+                codes += Self.dkimRefusal(authentication)
+            }
+        case .web(let host, _, let verified):
+            sourceDomain = host
+            ownersMustBeSigned = false
+            if !verified {
+                if flags.contains(.allowUnverifiedSources) {
+                    flagsUsed.append(.allowUnverifiedSources)
+                } else {
+                    codes.append("web.not-verified")
+                }
+            }
+        }
+
+        // 2. The registry: the source's domain, or a parent of it, registered and approved.
+        if sourceDomain != nil && codes.isEmpty && !deferred {
+            switch registration?.status {
+            case .approved: break
+            case let status:
+                if flags.contains(.allowAnyDomain) {
+                    flagsUsed.append(.allowAnyDomain)
+                } else {
+                    codes.append(status == .pending ? "registry.domain-pending" : status == .revoked ? "registry.domain-revoked" : "registry.domain-not-registered")
+                }
+            }
+        }
+
+        // 3. The owner: by default each signed recipient; a given owner must be one of them.
+        if codes.isEmpty && !deferred {
+            if owners.isEmpty {
+                codes.append("admission.no-owner")
+            } else if ownersMustBeSigned, case .email(let authentication) = source {
+                let signed = Set(authentication.signedRecipients)
+                if owners.contains(where: { !signed.contains($0) }) { codes.append("admission.recipient-not-signed") }
+            }
+        }
+        if resolutions.isEmpty && codes.isEmpty && !deferred { codes.append("markup.no-reservations") }
+
+        // 4. The items.
+        let accepted = Set(policy.acceptedKinds)
+        let flagNames = flagsUsed.map(\.rawValue)
+        let sourceRefusal = codes
+        let items: [Item] = resolutions.map { resolution in
+            let reference = resolution.reservation?.itemReference ?? resolution.reservation?.reservationId ?? "?"
+            var itemCodes = sourceRefusal
+            if deferred { itemCodes.append("admission.deferred") }
+            if itemCodes.isEmpty {
+                if !resolution.admissible || resolution.reservation == nil {
+                    itemCodes = resolution.diagnostics.filter { $0.severity == .error }.map(\.code.rawValue)
+                    if itemCodes.isEmpty { itemCodes = ["markup.not-admissible"] }
+                } else if let kind = resolution.reservation?.kind, !accepted.contains(kind.rawValue) {
+                    itemCodes = ["admission.kind-not-accepted"]
+                }
+            }
+            guard itemCodes.isEmpty, let reservation = resolution.reservation, let domain = sourceDomain else {
+                return Item(resolution: resolution, itemReference: reference, admitted: [], codes: Self.unique(itemCodes))
+            }
+            let incoming = owners.map { owner in
+                Self.incoming(reservation, resolution: resolution, owner: owner, sourceDomain: domain.ascii, flags: flagNames, source: sourceDescription)
+            }
+            return Item(resolution: resolution, itemReference: reference, admitted: incoming, codes: [])
+        }
+
+        self.codes = Self.unique(codes)
+        self.sourceDomain = sourceDomain
+        self.flagsUsed = flagsUsed
+        self.owners = owners
+        self.items = items
+        if deferred {
+            verdict = .deferred
+        } else if !codes.isEmpty {
+            verdict = .rejected
+        } else {
+            let admittedCount = items.filter { !$0.admitted.isEmpty }.count
+            verdict = admittedCount == items.count ? .admitted : admittedCount == 0 ? .rejected : .partial
+        }
+    }
+
+    /// Why an email without an aligned passing signature is refused.
+    static func dkimRefusal(_ authentication: EmailAuthentication) -> [String] {
+        let signatures = authentication.verification.signatures
+        guard !signatures.isEmpty else { return ["admission.unsigned"] }
+        if signatures.contains(where: { $0.result == .pass }) { return ["admission.signature-not-aligned"] }
+        let organization = authentication.organizationalDomain?.ascii ?? ""
+        let ownSignature = signatures.first { ($0.signingDomain ?? "").hasSuffix(organization) } ?? signatures[0]
+        return ["admission.dkim-failed"] + (ownSignature.code.map { [$0.description] } ?? [])
+    }
+
+    package static func unique(_ codes: [String]) -> [String] {
+        var seen = Set<String>()
+        return codes.filter { seen.insert($0).inserted }
+    }
+
+    /// The store's record for one owner. The payload is canonical JSON (sorted keys) of the typed
+    /// reservation and its normalized markup, so "the same content again" compares bytes.
+    static func incoming(_ reservation: Reservation, resolution: Resolution, owner: String, sourceDomain: String, flags: [String], source: String) -> IncomingReservation {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let payload = (try? encoder.encode(StoredPayload(reservation: reservation, markup: resolution.normalized))) ?? Data()
+        let status: IncomingReservation.Status = switch reservation.status ?? .confirmed {
+        case .confirmed: .confirmed
+        case .cancelled: .cancelled
+        case .pending: .pending
+        case .hold: .hold
+        }
+        return IncomingReservation(
+            owner: owner, sourceDomain: sourceDomain,
+            containerReference: reservation.containerReference ?? reservation.reservationId ?? "",
+            itemReference: reservation.itemReference ?? reservation.reservationId ?? "",
+            status: status, isMinimalCancellation: reservation.isMinimalCancellation,
+            modifiedTime: reservation.modifiedTime?.instant, kind: reservation.kind.rawValue,
+            payload: payload, flags: flags, source: source)
+    }
+}

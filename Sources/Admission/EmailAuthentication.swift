@@ -1,0 +1,60 @@
+package import DKIM
+package import MailMessage
+
+/// What DKIM proves about an email, in the terms admission needs: who it is from, whether a
+/// signature from that sender's organization passed, and which recipients it vouches for.
+package struct EmailAuthentication: Sendable {
+    /// The single From address; nil when the message has none or several (RFC 5322 §3.6.2).
+    package var fromAddress: String?
+    package var fromDomain: DomainName?
+    /// The From domain's organizational domain (RFC 7489 §3.2).
+    package var organizationalDomain: DomainName?
+    package var verification: DKIMVerification
+    /// The first passing signature whose `d=` shares the From's organizational domain.
+    package var alignedSignature: DKIMSignatureResult?
+    /// Signatures from the From's organization that could not pass yet (DNS trouble): the message is deferred.
+    package var alignedTemporaryFailure: DKIMSignatureResult?
+    /// Addresses in the To and Cc fields that the aligned signature covers.
+    package var signedRecipients: [String]
+    /// Addresses in To and Cc, signed or not.
+    package var recipients: [String]
+    /// The Message-ID, for the decision log.
+    package var messageID: String?
+
+    package init(message: RawMessage, verification: DKIMVerification, publicSuffixes: PublicSuffixList) {
+        self.verification = verification
+        messageID = message.value(of: "Message-ID")
+        let from = message.from
+        if from.count == 1, let domain = try? DomainName(normalizing: from[0].domain) {
+            fromAddress = from[0].address.lowercased()
+            fromDomain = domain
+            organizationalDomain = publicSuffixes.organizationalDomain(of: domain)
+        }
+        recipients = message.recipients(in: ["to", "cc"]).map { $0.address.lowercased() }
+        signedRecipients = []
+        guard let organization = organizationalDomain else { return }
+        func aligned(_ signature: DKIMSignatureResult) -> Bool {
+            guard let d = signature.signingDomain, let domain = try? DomainName(normalizing: d) else { return false }
+            return publicSuffixes.organizationalDomain(of: domain) == organization
+        }
+        alignedSignature = verification.signatures.first { $0.result == .pass && aligned($0) }
+        alignedTemporaryFailure = verification.signatures.first { $0.result == .temperror && aligned($0) }
+        if let signature = alignedSignature {
+            signedRecipients = Self.signedAddresses(in: message, signedHeaders: signature.signedHeaders)
+        }
+    }
+
+    /// The To/Cc fields a signature covers: `h=` takes fields of a name from the bottom up, as many
+    /// as it lists (RFC 6376 §5.4.2).
+    static func signedAddresses(in message: RawMessage, signedHeaders: [String]) -> [String] {
+        var addresses: [String] = []
+        for name in ["to", "cc"] {
+            let listed = signedHeaders.filter { $0 == name }.count
+            let fields = message.fields(named: name)
+            for field in fields.suffix(listed) {
+                addresses += MailAddress.list(in: field).map { $0.address.lowercased() }
+            }
+        }
+        return addresses
+    }
+}

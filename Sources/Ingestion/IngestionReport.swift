@@ -1,0 +1,38 @@
+import Foundation
+package import Store
+
+/// What happened to one document: the verdict, why, and each reservation's fate. Printed by
+/// `gateway ingest` and `gateway check`, returned by the server.
+package struct IngestionReport: Sendable, Codable, Hashable {
+    package struct Item: Sendable, Codable, Hashable {
+        package var kind: String?
+        package var containerReference: String?
+        package var itemReference: String
+        /// One line a person reads: "train 812 Oslo S → Bergen stasjon 2026-06-26 08:25+02:00 · B9C8 · Eva Green".
+        package var summary: String
+        /// created, updated, unchanged, stale, cancelled, rejected, deferred — or, in a dry run, admissible.
+        package var outcome: String
+        package var version: Int?
+        package var owners: [String]
+        package var codes: [String]
+        /// The item's own warnings (aliases applied, zones inferred), for senders to converge on canonical markup.
+        package var warnings: [String]
+    }
+
+    package var source: String
+    package var channel: String
+    package var verdict: DecisionLogEntry.Verdict
+    package var codes: [String]
+    package var sourceDomain: String?
+    package var dkim: String?
+    package var flags: [String]
+    package var owners: [String]
+    package var items: [Item]
+    /// Extraction problems for the document as a whole (broken JSON-LD, a sandbox timeout).
+    package var diagnostics: [String]
+    /// The decision log entry written, nil in a dry run.
+    package var logID: Int64?
+    /// The spool entry holding a deferred message for `gateway retry`.
+    package var spoolID: Int64?
+    package var dryRun: Bool
+}

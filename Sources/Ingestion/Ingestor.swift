@@ -1,0 +1,223 @@
+package import Admission
+import DKIM
+package import DNS
+package import Foundation
+import MailMessage
+import Markup
+import Reservations
+package import Sandbox
+package import Store
+
+/// The gateway's main job, shared by the command line and the server: authenticate → extract
+/// (sandboxed) → resolve → admit → store, each stage handing the next a value (DESIGN.md).
+package struct Ingestor: Sendable {
+    package struct Environment: Sendable {
+        package var store: any GatewayStore
+        package var policy: Policy
+        package var resolver: any TXTResolver
+        package var extractor: any Extractor
+        package var publicSuffixes: PublicSuffixList
+        package var now: @Sendable () -> Date = { Date() }
+        /// How long a deferred message waits before `gateway retry` takes it again.
+        package var retryDelay: TimeInterval = 300
+
+        package init(store: any GatewayStore, policy: Policy, resolver: any TXTResolver, extractor: any Extractor, publicSuffixes: PublicSuffixList) {
+            self.store = store
+            self.policy = policy
+            self.resolver = resolver
+            self.extractor = extractor
+            self.publicSuffixes = publicSuffixes
+        }
+    }
+
+    package let environment: Environment
+    private let verifier: DKIMVerifier
+    private let resolver: ReservationResolver
+
+    package init(environment: Environment) {
+        self.environment = environment
+        var configuration = DKIMVerifier.Configuration()
+        configuration.clockSkew = environment.policy.dkim.clockSkewSeconds
+        configuration.minimumRSAKeyBits = environment.policy.dkim.minimumRSAKeyBits
+        configuration.now = environment.now
+        verifier = DKIMVerifier(resolver: environment.resolver, configuration: configuration)
+        resolver = ReservationResolver()
+    }
+
+    package var registry: DomainRegistry {
+        DomainRegistry(store: environment.store, policy: environment.policy, publicSuffixes: environment.publicSuffixes)
+    }
+
+    package var flags: FlagController {
+        FlagController(store: environment.store, policy: environment.policy, now: environment.now)
+    }
+
+    /// Ingests one email.
+    /// - Parameters:
+    ///   - owners: the owners given (`--owner`, RCPT TO); empty takes the signed To and Cc addresses.
+    ///   - dryRun: decide and report, store and log nothing (`gateway check`).
+    ///   - spoolID: the spool entry this is a retry of.
+    /// - Throws: only the store's errors; every refusal is a report.
+    package func ingestEmail(
+        _ bytes: [UInt8], source: String, owners: [String] = [], channel: IngestionChannel = .email,
+        dryRun: Bool = false, spoolID: Int64? = nil
+    ) async throws -> IngestionReport {
+        let policy = environment.policy
+        let contentHash = ContentHash.sha256Hex(bytes)
+        guard bytes.count <= policy.limits.maxMessageBytes else {
+            return try await refuse(source: source, channel: channel, codes: ["admission.message-too-large"], contentHash: contentHash, owners: owners, dryRun: dryRun, spoolID: spoolID)
+        }
+        let message: RawMessage
+        do {
+            message = try RawMessage(bytes: bytes)
+        } catch {
+            return try await refuse(source: source, channel: channel, codes: [error.code], contentHash: contentHash, owners: owners, dryRun: dryRun, spoolID: spoolID)
+        }
+
+        // Authenticate.
+        let verification = await verifier.verify(message)
+        let authentication = EmailAuthentication(message: message, verification: verification, publicSuffixes: environment.publicSuffixes)
+
+        // Extract, from the signed part only when l= leaves a tail unsigned.
+        var diagnostics: [String] = []
+        var markupInUnsignedTail = false
+        let graph: MarkupGraph
+        if let signature = authentication.alignedSignature, signature.hasUnsignedTail, let signed = signature.signedBodyBytes {
+            graph = await extract(message.truncatingBody(to: signed).bytes, kind: .email, diagnostics: &diagnostics)
+            if policy.dkim.bodyLength == .refuseMarkupInUnsignedTail {
+                var ignored: [String] = []
+                let whole = await extract(bytes, kind: .email, diagnostics: &ignored)
+                markupInUnsignedTail = whole.nodes.count > graph.nodes.count
+            }
+        } else {
+            graph = await extract(bytes, kind: .email, diagnostics: &diagnostics)
+        }
+        diagnostics += graph.diagnostics.filter { $0.severity == .error }.map { "\($0.code)\($0.path.isEmpty ? "" : " \($0.path)")" }
+
+        // Resolve, then admit.
+        let resolutions = Array(resolver.resolve(graph).prefix(policy.limits.maxReservationsPerDocument))
+        let registration = try await authentication.fromDomain.asyncFlatMap { try await registry.entry(covering: $0) }
+        let active = try await flags.active()
+        let decision = AdmissionDecision(
+            source: .email(authentication), resolutions: resolutions, owners: owners, registration: registration,
+            flags: active, policy: policy, markupInUnsignedTail: markupInUnsignedTail,
+            sourceDescription: authentication.messageID ?? source)
+        return try await record(
+            decision, source: authentication.messageID ?? source, displaySource: source, channel: channel, contentHash: contentHash,
+            dkim: verification.result.rawValue, diagnostics: diagnostics, bytes: bytes, givenOwners: owners,
+            dryRun: dryRun, spoolID: spoolID)
+    }
+
+    /// Runs extraction through the configured extractor; a sandbox failure becomes a diagnostic
+    /// for this document only.
+    private func extract(_ bytes: [UInt8], kind: DocumentKind, diagnostics: inout [String]) async -> MarkupGraph {
+        let deadline = Duration.milliseconds(Int(environment.policy.sandbox.documentTimeoutSeconds * 1000))
+        switch await environment.extractor.extract(bytes, kind: kind, deadline: deadline) {
+        case .success(let graph):
+            return graph
+        case .failure(let failure):
+            diagnostics.append(failure.code.description)
+            return MarkupGraph()
+        }
+    }
+
+    /// Writes the decision (unless a dry run): admitted items to the store and the log in one
+    /// transaction; a deferred message to the spool.
+    private func record(
+        _ decision: AdmissionDecision, source: String, displaySource: String, channel: IngestionChannel, contentHash: String,
+        dkim: String?, diagnostics: [String], bytes: [UInt8], givenOwners: [String], dryRun: Bool, spoolID: Int64?
+    ) async throws -> IngestionReport {
+        let store = environment.store
+        let flagNames = decision.flagsUsed.map(\.rawValue)
+        var codes = decision.codes
+        if decision.items.isEmpty { codes += diagnostics }
+        var report = IngestionReport(
+            source: displaySource, channel: channel.rawValue, verdict: decision.verdict, codes: AdmissionDecision.unique(codes),
+            sourceDomain: decision.sourceDomain?.ascii, dkim: dkim, flags: flagNames, owners: decision.owners,
+            items: [], diagnostics: diagnostics, logID: nil, spoolID: spoolID, dryRun: dryRun)
+        let admitted = decision.items.flatMap(\.admitted)
+
+        var outcomes: [String: (String, Int?)] = [:]
+        if !dryRun {
+            var entry = DecisionLogEntry(
+                time: environment.now(), channel: channel, sourceDomain: decision.sourceDomain?.ascii, source: source,
+                owner: decision.owners.isEmpty ? nil : decision.owners.joined(separator: ","), contentHash: contentHash,
+                verdict: decision.verdict, codes: report.codes, flags: flagNames,
+                reservations: decision.items.filter { $0.admitted.isEmpty }.map {
+                    ReservationOutcomeRecord(itemReference: $0.itemReference, outcome: nil, codes: $0.codes)
+                })
+            if decision.verdict == .deferred {
+                let next = environment.now().addingTimeInterval(environment.retryDelay)
+                let reason = decision.codes.first ?? "dkim.temperror"
+                if let spoolID {
+                    _ = try await store.recordAttempt(id: spoolID, reasonCode: reason, nextAttemptAt: next)
+                } else {
+                    // An empty owner means "the signed recipients", decided when the retry can verify.
+                    report.spoolID = try await store.spool(Data(bytes), channel: channel, owner: givenOwners.first ?? "", reasonCode: reason, nextAttemptAt: next).id
+                }
+                entry = try await store.append(entry)
+            } else {
+                entry = try await store.ingest(admitted, decision: entry, removingSpooledMessage: spoolID)
+                if spoolID != nil { report.spoolID = nil }
+            }
+            report.logID = entry.id
+            for record in entry.reservations {
+                guard let outcome = record.outcome else { continue }
+                let version: Int? = if case .updated(let version) = outcome { version } else { nil }
+                let previous = outcomes[record.itemReference]
+                // One item, several owners: report the most significant outcome.
+                if previous == nil || previous?.0 == "unchanged" { outcomes[record.itemReference] = (outcome.code, version) }
+            }
+        }
+
+        report.items = decision.items.map { item in
+            let reservation = item.resolution.reservation
+            let outcome: (String, Int?) =
+                if !item.codes.isEmpty { (decision.verdict == .deferred ? "deferred" : "rejected", nil) }
+                else if dryRun { ("admissible", nil) }
+                else { outcomes[item.itemReference] ?? ("unchanged", nil) }
+            return IngestionReport.Item(
+                kind: reservation?.kind.rawValue, containerReference: reservation?.containerReference,
+                itemReference: item.itemReference, summary: item.resolution.summary, outcome: outcome.0, version: outcome.1,
+                owners: item.admitted.map(\.owner), codes: item.codes,
+                warnings: item.resolution.diagnostics.filter { $0.severity == .warning }.map(\.code.rawValue))
+        }
+        return report
+    }
+
+    /// A document refused before authentication (too large, not a message).
+    private func refuse(
+        source: String, channel: IngestionChannel, codes: [String], contentHash: String, owners: [String], dryRun: Bool, spoolID: Int64?
+    ) async throws -> IngestionReport {
+        var report = IngestionReport(
+            source: source, channel: channel.rawValue, verdict: .rejected, codes: codes, sourceDomain: nil, dkim: nil, flags: [],
+            owners: owners, items: [], diagnostics: [], logID: nil, spoolID: nil, dryRun: dryRun)
+        if !dryRun {
+            let entry = DecisionLogEntry(
+                time: environment.now(), channel: channel, sourceDomain: nil, source: source, owner: owners.first,
+                contentHash: contentHash, verdict: .rejected, codes: codes, flags: [], reservations: [])
+            report.logID = try await environment.store.ingest([], decision: entry, removingSpooledMessage: spoolID).id
+        }
+        return report
+    }
+
+    /// Ingests spooled messages again: those due (`onlyDue`, what a server's timer does) or all of
+    /// them (an operator's `gateway retry`).
+    package func retrySpooled(onlyDue: Bool, limit: Int = 1000) async throws -> [IngestionReport] {
+        var reports: [IngestionReport] = []
+        for spooled in try await environment.store.spooledMessages(dueBy: onlyDue ? environment.now() : nil, limit: limit) {
+            reports.append(
+                try await ingestEmail(
+                    [UInt8](spooled.bytes), source: "spool:\(spooled.id)", owners: spooled.owner.isEmpty ? [] : [spooled.owner],
+                    channel: spooled.channel, spoolID: spooled.id))
+        }
+        return reports
+    }
+}
+
+extension Optional {
+    fileprivate func asyncFlatMap<T>(_ transform: (Wrapped) async throws -> T?) async rethrows -> T? {
+        guard let value = self else { return nil }
+        return try await transform(value)
+    }
+}

@@ -1,0 +1,133 @@
+/// Finds schema.org markup in untrusted HTML: every JSON-LD block and every Microdata item, as a
+/// `MarkupGraph` of nodes written as the sender wrote them (MARKUP.md "Finding the markup").
+///
+/// Extraction never crashes and never runs unbounded: sizes, depths, counts and work are capped by
+/// `Configuration`, and a cap reached is an error diagnostic with a stable code; what was found
+/// before it is kept. A negative answer (no markup) is an empty graph, not an error.
+///
+/// ```swift
+/// let graph = MarkupExtractor().extract(html: bytes, encoding: "UTF-8")
+/// for node in graph.nodes where node.types.contains("FlightReservation") { … }
+/// ```
+package struct MarkupExtractor: Sendable {
+    /// Limits; the defaults suit confirmation emails and booking pages.
+    package struct Configuration: Sendable, Hashable {
+        /// Larger HTML documents are refused whole (`markup.document-too-large`). 10 MiB.
+        package var maxDocumentBytes = 10 * 1024 * 1024
+        /// Element nesting; deeper, parsing stops (`markup.document-too-deep`), as libxml2's own tree
+        /// builder does at 256. libxml2 2.9 spends time linear in the depth on each end tag.
+        package var maxElementDepth = 256
+        /// Top-level items (JSON-LD and Microdata together) read from one document
+        /// (`markup.too-many-items`).
+        package var maxItems = 1000
+        /// Nodes in all, nested ones included (`markup.too-many-items`): bounds the copies that
+        /// Microdata `itemref` can make of one element.
+        package var maxNodes = 10_000
+        /// Nesting of JSON arrays and objects in a JSON-LD block (`markup.json-too-deep`).
+        package var maxJSONDepth = 64
+        /// Nesting of Microdata items (`markup.microdata-too-deep`).
+        package var maxItemDepth = 64
+        /// Bytes (UTF-8) of one text value or property name (`markup.string-too-long`). 100 KiB.
+        package var maxStringLength = 100 * 1024
+        /// Bytes of one JSON-LD block (`markup.jsonld-too-large`). 2 MiB.
+        package var maxJSONLDBlockBytes = 2 * 1024 * 1024
+        /// Attributes on one start tag (`markup.too-many-attributes`); libxml2 2.9 spends time
+        /// quadratic in this number.
+        package var maxAttributesPerElement = 256
+        /// Element visits spent crawling Microdata items and gathering their text
+        /// (`markup.microdata-too-complex`); a well-formed page needs about one per element.
+        package var maxMicrodataSteps = 10_000_000
+
+        package init() {}
+    }
+
+    package var configuration: Configuration
+
+    package init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+    }
+
+    /// Extracts the JSON-LD blocks (first, in document order) and the Microdata items (then, in tree
+    /// order) of an HTML document.
+    ///
+    /// - Parameters:
+    ///   - html: The document's bytes, exactly as received.
+    ///   - encoding: The charset the transport declared (MIME or HTTP `charset`), or "UTF-8" when the
+    ///     caller has already decoded the text. With nil, the encoding is found in the document (a byte
+    ///     order mark, then `<meta charset>`, then UTF-8 if valid, else windows-1252). A byte order mark
+    ///     always wins, as in the HTML standard.
+    /// - Returns: The items found and the diagnostics, whose paths are `script[N]` (the Nth JSON-LD
+    ///   block, from 1) or `microdata[N]` (the Nth top-level item, from 1) followed by a property path.
+    package func extract(html: [UInt8], encoding: String? = nil) -> MarkupGraph {
+        var state = ExtractionState(configuration: configuration)
+        guard html.count <= configuration.maxDocumentBytes else {
+            state.error(
+                .documentTooLarge, path: "",
+                "the document has \(html.count) bytes, more than the limit of \(configuration.maxDocumentBytes); "
+                    + "it was not read"
+            )
+            return MarkupGraph(nodes: [], diagnostics: state.finishedDiagnostics())
+        }
+        var input = HTMLInput.utf8(html, declaredEncoding: encoding, state: &state)
+        let tooComplex = input.withUnsafeBufferPointer {
+            StartTagScanner.firstTagExceeding(configuration.maxAttributesPerElement, in: $0)
+        }
+        if let offset = tooComplex {
+            state.error(
+                .tooManyAttributes, path: "",
+                "a start tag at byte \(offset - input.startIndex) of the (UTF-8) document has more than "
+                    + "\(configuration.maxAttributesPerElement) attributes; the document was read only up to it"
+            )
+            input = input[..<offset]
+        }
+        let document = input.withUnsafeBufferPointer {
+            HTMLDocument(utf8: $0, maxElementDepth: configuration.maxElementDepth)
+        }
+        guard let document else { return MarkupGraph(nodes: [], diagnostics: state.finishedDiagnostics()) }
+        switch document.stop {
+        case .tooDeep:
+            state.error(
+                .documentTooDeep, path: "",
+                "elements nest deeper than \(configuration.maxElementDepth); the parser stopped there, so markup "
+                    + "after that point was not read"
+            )
+        case .other(let code):
+            state.error(
+                .htmlParseStopped, path: "",
+                "libxml2 stopped parsing early (error \(code)); markup after that point was not read"
+            )
+        case nil:
+            break
+        }
+        var nodes: [SchemaNode] = []
+        for (number, script) in document.jsonLDScripts.enumerated() where !state.isFull {
+            let path = "script[\(number + 1)]"
+            nodes += JSONLDReader.read(document.childText(script), path: path, state: &state)
+        }
+        if !state.isFull {
+            nodes += MicrodataReader.read(document, state: &state)
+        }
+        return MarkupGraph(nodes: nodes, diagnostics: state.finishedDiagnostics())
+    }
+
+    /// Extracts the nodes of a JSON-LD document given on its own, such as an `application/ld+json`
+    /// MIME part.
+    ///
+    /// - Parameters:
+    ///   - jsonLD: The text of the block.
+    ///   - path: Where it came from (`mime[1.2]`); diagnostics' paths start with it.
+    package func extract(jsonLD: String, path: String) -> MarkupGraph {
+        var state = ExtractionState(configuration: configuration)
+        let count = jsonLD.utf8.count
+        guard count <= configuration.maxJSONLDBlockBytes else {
+            state.error(
+                .jsonLDTooLarge, path: path,
+                "the JSON-LD document has \(count) bytes, more than the limit of "
+                    + "\(configuration.maxJSONLDBlockBytes); it was skipped"
+            )
+            return MarkupGraph(nodes: [], diagnostics: state.finishedDiagnostics())
+        }
+        let nodes = JSONLDReader.read(Array(jsonLD.utf8), path: path, state: &state)
+        return MarkupGraph(nodes: nodes, diagnostics: state.finishedDiagnostics())
+    }
+}

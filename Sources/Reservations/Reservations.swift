@@ -1,1 +1,0 @@
-// Reservations: see DESIGN.md. Filled in by its issue.

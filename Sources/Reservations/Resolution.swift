@@ -1,0 +1,59 @@
+package import Markup
+
+/// What resolution made of one reservation item found in a document: the typed reservation,
+/// whether it meets the acceptance bar, why not, and its normalized schema.org object.
+///
+/// `admissible` is true exactly when no diagnostic is an error. An item whose data contradicts
+/// itself (an arrival before its departure, as in some published samples) is still resolved and
+/// returned, with the problem as an error diagnostic, and is not admissible: a calendar entry
+/// that ends before it starts helps nobody, and the sender can act on the diagnostic.
+package struct Resolution: Sendable, Hashable, Codable {
+    /// The typed reservation; nil for a reservation type the gateway does not handle (`TaxiReservation`).
+    package var reservation: Reservation?
+    /// True when the item is a handled reservation and no diagnostic is an error.
+    package var admissible: Bool
+    /// Per-property diagnostics, in the order found.
+    package var diagnostics: [Diagnostic]
+    /// The normalized schema.org JSON-LD object: canonical names and types, `reservationStatus` as
+    /// `https://schema.org/Reservation…`, datetimes as given or resolved.
+    package var normalized: JSONValue
+    /// The syntax the item was written in (the first, when the same item came in both).
+    package var syntax: SchemaNode.Syntax
+
+    package init(
+        reservation: Reservation?, diagnostics: [Diagnostic], normalized: JSONValue, syntax: SchemaNode.Syntax
+    ) {
+        self.reservation = reservation
+        self.diagnostics = diagnostics
+        self.normalized = normalized
+        self.syntax = syntax
+        admissible = reservation != nil && !diagnostics.contains { $0.severity == .error }
+    }
+
+    /// Recomputes `admissible` after diagnostics were added.
+    mutating func updateAdmissibility() {
+        admissible = reservation != nil && !diagnostics.contains { $0.severity == .error }
+    }
+
+    /// The object `gateway extract --json` prints for this item: the normalized schema.org object
+    /// plus `kind`, `containerReference`, `itemReference`, `admissible` and `diagnostics`
+    /// (each `{"severity", "code", "path", "message"}`). Encode with `jsonData()` for sorted keys.
+    package var jsonObject: JSONValue {
+        var members: [String: JSONValue] = [:]
+        if case .object(let normalizedMembers) = normalized { members = normalizedMembers }
+        members["kind"] = reservation.map { .string($0.kind.rawValue) } ?? .null
+        members["containerReference"] = reservation?.containerReference.map { .string($0) } ?? .null
+        members["itemReference"] = reservation?.itemReference.map { .string($0) } ?? .null
+        members["admissible"] = .bool(admissible)
+        members["diagnostics"] = .array(
+            diagnostics.map { diagnostic in
+                .object([
+                    "severity": .string(diagnostic.severity.rawValue),
+                    "code": .string(diagnostic.code.rawValue),
+                    "path": .string(diagnostic.path),
+                    "message": .string(diagnostic.message),
+                ])
+            })
+        return .object(members)
+    }
+}

@@ -1,0 +1,157 @@
+// The fixed layouts of the frames' payloads. Integers are big-endian.
+//
+//   request  id:u64 kind:u8 maxItems:u32 maxDepth:u32 maxResponseBytes:u32 document:rest
+//   graph    id:u64 json:rest             (a MarkupGraph, JSONEncoder's default format)
+//   failure  id:u64 code:u8 reason:rest   (UTF-8, at most `Frame.maxReasonBytes`)
+//   setup    json                         (WorkerSetup)
+//   ready    json                         (Confinement.Report)
+
+extension Frame {
+    /// Longest reason a worker may give in a failure frame.
+    static let maxReasonBytes = 1024
+}
+
+extension ExtractionRequest {
+    /// The fixed fields before the document: id, kind and the three limits.
+    static let fixedPayloadSize = 8 + 1 + 4 + 4 + 4
+
+    /// The frame header and the fixed fields; the document's bytes follow as they are, so a large
+    /// document is written to the pipe without being copied.
+    var framePrefix: [UInt8] {
+        var bytes = Frame.header(kind: .request, payloadLength: ExtractionRequest.fixedPayloadSize + document.count)
+        bytes.reserveCapacity(Frame.headerSize + ExtractionRequest.fixedPayloadSize)
+        bytes.appendBigEndian(id)
+        bytes.append(kind.rawValue)
+        bytes.appendBigEndian(limits.maxItems)
+        bytes.appendBigEndian(limits.maxDepth)
+        bytes.appendBigEndian(limits.maxResponseBytes)
+        return bytes
+    }
+
+    /// Reads the fixed fields of a request payload; the document is whatever follows them.
+    static func parseFixedFields(_ fields: ArraySlice<UInt8>) throws(FrameError) -> (UInt64, DocumentKind, Limits) {
+        guard fields.count >= fixedPayloadSize else {
+            throw FrameError("a request frame needs \(fixedPayloadSize) bytes before the document, got \(fields.count)")
+        }
+        var reader = BigEndianReader(fields)
+        let id = reader.uint64()
+        let rawKind = reader.uint8()
+        guard let kind = DocumentKind(rawValue: rawKind) else { throw FrameError("unknown document kind \(rawKind)") }
+        let limits = Limits(maxItems: reader.uint32(), maxDepth: reader.uint32(), maxResponseBytes: reader.uint32())
+        return (id, kind, limits)
+    }
+
+    /// Decodes a whole request payload (fixed fields and document).
+    init(framePayload payload: [UInt8]) throws(FrameError) {
+        let (id, kind, limits) = try ExtractionRequest.parseFixedFields(payload[...])
+        self.init(id: id, kind: kind, limits: limits, document: Array(payload[ExtractionRequest.fixedPayloadSize...]))
+    }
+}
+
+/// A worker's answer to one request, as read off its pipe.
+enum WorkerAnswer: Sendable, Hashable {
+    /// Why a worker declined a request it read correctly.
+    enum FailureCode: UInt8, Sendable, Hashable {
+        /// The encoded graph is larger than the request's `maxResponseBytes`.
+        case tooLarge = 1
+        /// The handler ran out of memory and could tell.
+        case memoryLimit = 2
+    }
+
+    /// The graph, still JSON-encoded: the pool decodes it off the worker's thread.
+    case graph(id: UInt64, json: ArraySlice<UInt8>)
+    case failure(id: UInt64, code: FailureCode, reason: String)
+
+    var id: UInt64 {
+        switch self {
+        case .graph(let id, _), .failure(let id, _, _): id
+        }
+    }
+
+    /// A graph frame for `id`.
+    static func graphFrame(id: UInt64, json: [UInt8]) -> [UInt8] {
+        var bytes = Frame.header(kind: .graph, payloadLength: 8 + json.count)
+        bytes.reserveCapacity(Frame.headerSize + 8 + json.count)
+        bytes.appendBigEndian(id)
+        bytes.append(contentsOf: json)
+        return bytes
+    }
+
+    /// A failure frame for `id`; the reason is cut to `Frame.maxReasonBytes` on a character boundary.
+    static func failureFrame(id: UInt64, code: FailureCode, reason: String) -> [UInt8] {
+        var reasonBytes = Array(reason.utf8)
+        if reasonBytes.count > Frame.maxReasonBytes {
+            var cut = Frame.maxReasonBytes
+            while cut > 0 && reasonBytes[cut] & 0xC0 == 0x80 { cut -= 1 }  // not inside a UTF-8 sequence
+            reasonBytes.removeSubrange(cut...)
+        }
+        var bytes = Frame.header(kind: .failure, payloadLength: 8 + 1 + reasonBytes.count)
+        bytes.appendBigEndian(id)
+        bytes.append(code.rawValue)
+        bytes.append(contentsOf: reasonBytes)
+        return bytes
+    }
+
+    /// Decodes a graph or failure frame's payload.
+    init(kind: Frame.Kind, payload: [UInt8]) throws(FrameError) {
+        switch kind {
+        case .graph:
+            guard payload.count >= 8 else { throw FrameError("a graph frame of \(payload.count) bytes has no id") }
+            var reader = BigEndianReader(payload[...])
+            self = .graph(id: reader.uint64(), json: payload[8...])
+        case .failure:
+            guard payload.count >= 9, payload.count <= 9 + Frame.maxReasonBytes else {
+                throw FrameError(
+                    "a failure frame must have 9 to \(9 + Frame.maxReasonBytes) bytes, not \(payload.count)")
+            }
+            var reader = BigEndianReader(payload[...])
+            let id = reader.uint64()
+            let rawCode = reader.uint8()
+            guard let code = FailureCode(rawValue: rawCode) else { throw FrameError("unknown failure code \(rawCode)") }
+            guard let reason = String(validating: payload[9...], as: UTF8.self) else {
+                throw FrameError("a failure frame's reason is not UTF-8")
+            }
+            self = .failure(id: id, code: code, reason: reason)
+        default:
+            throw FrameError("a \(kind) frame where an answer was expected")
+        }
+    }
+}
+
+extension Array where Element == UInt8 {
+    mutating func appendBigEndian(_ value: UInt64) {
+        for shift in stride(from: 56, through: 0, by: -8) { append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
+    }
+
+    mutating func appendBigEndian(_ value: UInt32) {
+        for shift in stride(from: 24, through: 0, by: -8) { append(UInt8(truncatingIfNeeded: value >> UInt32(shift))) }
+    }
+}
+
+/// Reads big-endian integers from a slice whose length the caller has checked.
+struct BigEndianReader {
+    private let bytes: ArraySlice<UInt8>
+    private var index: Int
+
+    init(_ bytes: ArraySlice<UInt8>) {
+        self.bytes = bytes
+        self.index = bytes.startIndex
+    }
+
+    mutating func uint8() -> UInt8 {
+        defer { index += 1 }
+        return index < bytes.endIndex ? bytes[index] : 0
+    }
+
+    mutating func uint32() -> UInt32 {
+        var value: UInt32 = 0
+        for _ in 0..<4 { value = value << 8 | UInt32(uint8()) }
+        return value
+    }
+
+    mutating func uint64() -> UInt64 {
+        var value: UInt64 = 0
+        for _ in 0..<8 { value = value << 8 | UInt64(uint8()) }
+        return value
+    }
+}

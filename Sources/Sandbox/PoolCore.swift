@@ -1,0 +1,283 @@
+internal import Markup
+internal import Synchronization
+
+/// The state a `WorkerPool` shares between the tasks that submit documents and the slot threads
+/// that run them, under one lock. Every job's continuation is resumed exactly once: by whoever
+/// takes the job out of the queue or off its slot, outside the lock.
+final class PoolCore: Sendable {
+    typealias Answer = Result<MarkupGraph, SandboxFailure>
+
+    struct Job: Sendable {
+        var request: ExtractionRequest
+        var deadline: Duration
+        var continuation: CheckedContinuation<Answer, Never>
+    }
+
+    /// Where a document is.
+    private enum Phase {
+        /// Has an id; not yet submitted.
+        case registered
+        /// Cancelled before it was submitted.
+        case cancelled
+        case queued
+        case running(slot: Int)
+    }
+
+    private struct Slot {
+        var isIdle = false
+        var isBusy = false
+        var cancelRequested = false
+        var processID: Int32?
+        var documentsCompleted = 0
+        var restarts = 0
+        var started = false
+    }
+
+    private struct State {
+        var queue: [Job] = []
+        var phases: [UInt64: Phase] = [:]
+        var slots: [Slot]
+        var closed = false
+        var nextID: UInt64 = 1
+        var report: Confinement.Report?
+        var startupFailure: SandboxFailure?
+        var startupReports = 0
+        var startupWaiter: CheckedContinuation<SandboxFailure?, Never>?
+        var stoppedSlots = 0
+        var stopWaiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    let configuration: WorkerPool.Configuration
+    let wakes: [WakePipe]
+    private let state: Mutex<State>
+
+    init(configuration: WorkerPool.Configuration) throws(SandboxFailure) {
+        self.configuration = configuration
+        var wakes: [WakePipe] = []
+        for _ in 0..<configuration.workerCount { wakes.append(try WakePipe()) }
+        self.wakes = wakes
+        self.state = Mutex(State(slots: Array(repeating: Slot(), count: configuration.workerCount)))
+    }
+
+    // MARK: - Submitting (tasks)
+
+    /// A fresh document id, or nil when the pool is closed.
+    func register() -> UInt64? {
+        state.withLock { state in
+            guard !state.closed else { return nil }
+            let id = state.nextID
+            state.nextID += 1
+            state.phases[id] = .registered
+            return id
+        }
+    }
+
+    /// Queues a registered job and wakes an idle slot; or answers it at once when it was cancelled,
+    /// the pool closed, or the queue is full.
+    func submit(_ job: Job) {
+        let id = job.request.id
+        enum Decision { case queued(wake: Int?), refused(SandboxFailure) }
+        let decision = state.withLock { state -> Decision in
+            if case .cancelled = state.phases[id] {
+                state.phases[id] = nil
+                return .refused(
+                    SandboxFailure(code: .cancelled, reason: "the task was cancelled before extraction began"))
+            }
+            if state.closed {
+                state.phases[id] = nil
+                return .refused(SandboxFailure(code: .unavailable, reason: "the worker pool is shut down"))
+            }
+            guard state.queue.count < configuration.maxQueuedDocuments else {
+                state.phases[id] = nil
+                return .refused(
+                    SandboxFailure(
+                        code: .unavailable,
+                        reason: "\(state.queue.count) documents already wait for a worker; try again later"))
+            }
+            state.queue.append(job)
+            state.phases[id] = .queued
+            guard let slot = state.slots.firstIndex(where: \.isIdle) else { return .queued(wake: nil) }
+            state.slots[slot].isIdle = false
+            return .queued(wake: slot)
+        }
+        switch decision {
+        case .queued(let slot): if let slot { wakes[slot].signal() }
+        case .refused(let failure): job.continuation.resume(returning: .failure(failure))
+        }
+    }
+
+    /// Cancels a document wherever it is: before submission, in the queue, or on a slot (whose
+    /// thread then kills the worker).
+    func cancel(_ id: UInt64) {
+        enum Decision { case nothing, answer(Job), wake(Int) }
+        let decision = state.withLock { state -> Decision in
+            switch state.phases[id] {
+            case .registered:
+                state.phases[id] = .cancelled
+                return .nothing
+            case .queued:
+                state.phases[id] = nil
+                guard let index = state.queue.firstIndex(where: { $0.request.id == id }) else { return .nothing }
+                return .answer(state.queue.remove(at: index))
+            case .running(let slot):
+                state.slots[slot].cancelRequested = true
+                return .wake(slot)
+            case .cancelled, nil:
+                return .nothing
+            }
+        }
+        switch decision {
+        case .nothing: break
+        case .answer(let job):
+            job.continuation.resume(
+                returning: .failure(SandboxFailure(code: .cancelled, reason: "the task was cancelled while queued")))
+        case .wake(let slot): wakes[slot].signal()
+        }
+    }
+
+    /// Closes the pool: no new documents; queued ones get `sandbox.unavailable`; slots finish the
+    /// document in hand, retire their worker and stop.
+    func close() {
+        let abandoned = state.withLock { state -> [Job] in
+            guard !state.closed else { return [] }
+            state.closed = true
+            let jobs = state.queue
+            state.queue = []
+            for job in jobs { state.phases[job.request.id] = nil }
+            return jobs
+        }
+        for job in abandoned {
+            job.continuation.resume(
+                returning: .failure(SandboxFailure(code: .unavailable, reason: "the worker pool shut down")))
+        }
+        for wake in wakes { wake.signal() }
+    }
+
+    // MARK: - Slots (threads)
+
+    enum Next {
+        case job(Job)
+        /// Nothing to do: wait on the wake pipe (the slot is now marked idle).
+        case idle
+        /// The pool is closed and the queue is empty.
+        case stop
+    }
+
+    /// The next job for `slot`, oldest first.
+    func nextJob(slot: Int) -> Next {
+        state.withLock { state in
+            guard !state.queue.isEmpty else {
+                if state.closed { return .stop }
+                state.slots[slot].isIdle = true
+                state.slots[slot].isBusy = false
+                return .idle
+            }
+            let job = state.queue.removeFirst()
+            state.phases[job.request.id] = .running(slot: slot)
+            state.slots[slot].isIdle = false
+            state.slots[slot].isBusy = true
+            state.slots[slot].cancelRequested = false
+            return .job(job)
+        }
+    }
+
+    /// True when the job on `slot` was cancelled.
+    func isCancelRequested(slot: Int) -> Bool {
+        state.withLock { $0.slots[slot].cancelRequested }
+    }
+
+    var isClosed: Bool { state.withLock { $0.closed } }
+
+    /// Answers the job `slot` ran.
+    func finish(_ job: Job, slot: Int, answer: Answer) {
+        state.withLock { state in
+            state.phases[job.request.id] = nil
+            state.slots[slot].isBusy = false
+            state.slots[slot].cancelRequested = false
+            if case .success = answer { state.slots[slot].documentsCompleted += 1 }
+        }
+        job.continuation.resume(returning: answer)
+    }
+
+    /// Records a worker start (or failure to start) on `slot`. The first start of each slot
+    /// counts towards the pool's startup.
+    func workerStarted(slot: Int, result: Result<(Int32, Confinement.Report), SandboxFailure>) {
+        let waiter = state.withLock { state -> (CheckedContinuation<SandboxFailure?, Never>, SandboxFailure?)? in
+            switch result {
+            case .success(let (processID, report)):
+                state.slots[slot].processID = processID
+                state.report = state.report ?? report
+            case .failure(let failure):
+                state.slots[slot].processID = nil
+                if !state.slots[slot].started { state.startupFailure = state.startupFailure ?? failure }
+            }
+            if state.slots[slot].started {
+                state.slots[slot].restarts += 1
+                return nil
+            }
+            state.slots[slot].started = true
+            state.startupReports += 1
+            guard state.startupReports == state.slots.count, let waiter = state.startupWaiter else { return nil }
+            state.startupWaiter = nil
+            return (waiter, state.startupFailure)
+        }
+        if let (continuation, failure) = waiter { continuation.resume(returning: failure) }
+    }
+
+    /// The worker on `slot` is gone (and not yet replaced).
+    func workerStopped(slot: Int) {
+        state.withLock { $0.slots[slot].processID = nil }
+    }
+
+    /// Waits until every slot has started its first worker; returns the first failure, if any.
+    func startupResult() async -> SandboxFailure? {
+        await withCheckedContinuation { continuation in
+            let ready = state.withLock { state -> SandboxFailure?? in
+                guard state.startupReports == state.slots.count else {
+                    state.startupWaiter = continuation
+                    return .none
+                }
+                return .some(state.startupFailure)
+            }
+            if case .some(let failure) = ready { continuation.resume(returning: failure) }
+        }
+    }
+
+    func slotStopped(slot: Int) {
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.slots[slot].processID = nil
+            state.slots[slot].isIdle = false
+            state.stoppedSlots += 1
+            guard state.stoppedSlots == state.slots.count else { return [] }
+            defer { state.stopWaiters = [] }
+            return state.stopWaiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Waits until every slot thread has retired its worker and stopped.
+    func stopped() async {
+        await withCheckedContinuation { continuation in
+            let done = state.withLock { state -> Bool in
+                if state.stoppedSlots == state.slots.count { return true }
+                state.stopWaiters.append(continuation)
+                return false
+            }
+            if done { continuation.resume() }
+        }
+    }
+
+    // MARK: - Status
+
+    var report: Confinement.Report? { state.withLock { $0.report } }
+
+    var statuses: [WorkerPool.WorkerStatus] {
+        state.withLock { state in
+            state.slots.map {
+                WorkerPool.WorkerStatus(
+                    processID: $0.processID, isBusy: $0.isBusy, documentsCompleted: $0.documentsCompleted,
+                    restarts: $0.restarts)
+            }
+        }
+    }
+}

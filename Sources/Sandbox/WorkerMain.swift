@@ -1,0 +1,93 @@
+internal import CSeccomp
+internal import Foundation
+package import Markup
+
+/// The main loop of a worker process: read the setup frame, confine, say ready, then read a
+/// request, extract, answer, for as long as the gateway keeps the pipe open.
+///
+/// The worker executable supplies the extraction (`handler`), so this loop and `Confinement` are
+/// the same in the gateway's worker and in the test probe. Nothing here starts a thread: the
+/// process is single-threaded from `main` to exit, as the seccomp filter and a user namespace need.
+package enum WorkerMain {
+    /// Runs the worker on fds 0 (requests), 1 (answers) and 2 (diagnostics).
+    ///
+    /// - Parameters:
+    ///   - prepare: runs after the setup frame and before confinement: the last chance to load
+    ///     what needs files (iconv converters, libxml2's initialisation).
+    ///   - handler: turns one request into a graph. It runs confined: it must not open files,
+    ///     create threads or processes, or touch the network.
+    /// - Returns: the process's exit status (`WorkerExitStatus`).
+    package static func run(prepare: () -> Void = {}, handler: (ExtractionRequest) -> MarkupGraph) -> Int32 {
+        let setup: WorkerSetup
+        do {
+            setup = try readSetup()
+        } catch {
+            complain("no valid setup frame: \(error)")
+            return WorkerExitStatus.badSetup
+        }
+
+        prepare()
+        let probeBytes = Int(clamping: max(setup.confinement.addressSpaceBytes / 8, 1 << 20))
+        guard csandbox_install_fault_handler(WorkerExitStatus.memoryLimit, probeBytes, 64 << 10) == 0 else {
+            complain("cannot install the fault handler: \(ConfinementError(step: "sigaction"))")
+            return WorkerExitStatus.confinementFailed
+        }
+        let report: Confinement.Report
+        do {
+            report = try Confinement.apply(setup.confinement)
+        } catch {
+            complain("confinement failed: \(error)")
+            return WorkerExitStatus.confinementFailed
+        }
+
+        let encoder = JSONEncoder()
+        guard let ready = try? encoder.encode(report),
+            PipeIO.write(1, Frame(kind: .ready, payload: Array(ready)).bytes)
+        else { return WorkerExitStatus.ioError }
+
+        let maxPayload = ExtractionRequest.fixedPayloadSize + setup.maxDocumentBytes
+        while true {
+            let request: ExtractionRequest
+            do {
+                let header = try PipeIO.read(0, count: Frame.headerSize)
+                let (kind, length) = try Frame.parseHeader(header, maxPayload: maxPayload)
+                guard kind == .request, length >= ExtractionRequest.fixedPayloadSize else {
+                    complain("expected a request frame, got \(kind) of \(length) bytes")
+                    return WorkerExitStatus.protocolError
+                }
+                let fixed = try PipeIO.read(0, count: ExtractionRequest.fixedPayloadSize)
+                let (id, documentKind, limits) = try ExtractionRequest.parseFixedFields(fixed[...])
+                let document = try PipeIO.read(0, count: length - ExtractionRequest.fixedPayloadSize)
+                request = ExtractionRequest(id: id, kind: documentKind, limits: limits, document: document)
+            } catch PipeIO.ReadError.endOfInput {
+                return WorkerExitStatus.finished
+            } catch {
+                complain("unreadable request: \(error)")
+                return WorkerExitStatus.protocolError
+            }
+
+            let graph = handler(request)
+            let answer: [UInt8]
+            if let json = try? encoder.encode(graph), json.count <= Int(request.limits.maxResponseBytes) {
+                answer = WorkerAnswer.graphFrame(id: request.id, json: Array(json))
+            } else {
+                answer = WorkerAnswer.failureFrame(
+                    id: request.id, code: .tooLarge,
+                    reason: "the extracted graph exceeds the answer limit of \(request.limits.maxResponseBytes) bytes")
+            }
+            guard PipeIO.write(1, answer) else { return WorkerExitStatus.ioError }
+        }
+    }
+
+    private static func readSetup() throws -> WorkerSetup {
+        let header = try PipeIO.read(0, count: Frame.headerSize)
+        let (kind, length) = try Frame.parseHeader(header, maxPayload: WorkerSetup.maxFrameBytes)
+        guard kind == .setup else { throw FrameError("the first frame is \(kind), not setup") }
+        return try JSONDecoder().decode(WorkerSetup.self, from: Data(try PipeIO.read(0, count: length)))
+    }
+
+    /// A line on stderr, which the gateway keeps (the tail) for the failure's reason.
+    private static func complain(_ message: String) {
+        PipeIO.write(2, Array("gateway-worker: \(message)\n".utf8))
+    }
+}

@@ -1,0 +1,82 @@
+internal import Foundation
+
+extension WorkerPool {
+    /// How many workers, which executable, how confined, and the limits on what they are given.
+    package struct Configuration: Sendable {
+        /// Path of the worker executable (`gateway-worker`, next to `gateway`).
+        package var workerExecutable: String
+        /// Extra arguments for it (the worker takes its settings from the setup frame; these are
+        /// for the executable's own use).
+        package var workerArguments: [String]
+        /// The worker's entire environment. Nothing of the gateway's is inherited. Keep
+        /// `SWIFT_BACKTRACE=enable=no`: a crashing Swift process otherwise tries to start the
+        /// backtracer, which the filter forbids.
+        package var workerEnvironment: [String: String]
+        /// Workers, and threads that drive them; one per active core by default.
+        package var workerCount: Int
+        /// How each worker confines itself.
+        package var confinement: Confinement.Configuration
+        /// Larger documents get `sandbox.too-large` without reaching a worker.
+        package var maxDocumentBytes: Int
+        /// Per-document limits passed to the worker's handler.
+        package var limits: ExtractionRequest.Limits
+        /// A worker is replaced after this many documents (its CPU limit is cumulative; and a
+        /// long-lived parser is a place for state to build up).
+        package var maxDocumentsPerWorker: Int
+        /// Documents waiting for a worker beyond this get `sandbox.unavailable`.
+        package var maxQueuedDocuments: Int
+        /// How long a new worker may take to confine itself and say it is ready.
+        package var startupTimeout: Duration
+        /// How long a retiring worker may take to exit after its request pipe closes.
+        package var retireGrace: Duration
+
+        package init(
+            workerExecutable: String,
+            workerArguments: [String] = [],
+            workerEnvironment: [String: String] = ["SWIFT_BACKTRACE": "enable=no"],
+            workerCount: Int = ProcessInfo.processInfo.activeProcessorCount,
+            confinement: Confinement.Configuration = Confinement.Configuration(),
+            maxDocumentBytes: Int = 32 << 20,
+            limits: ExtractionRequest.Limits = ExtractionRequest.Limits(),
+            maxDocumentsPerWorker: Int = 1000,
+            maxQueuedDocuments: Int = 1024,
+            startupTimeout: Duration = .seconds(10),
+            retireGrace: Duration = .seconds(1)
+        ) {
+            self.workerExecutable = workerExecutable
+            self.workerArguments = workerArguments
+            self.workerEnvironment = workerEnvironment
+            self.workerCount = workerCount
+            self.confinement = confinement
+            self.maxDocumentBytes = maxDocumentBytes
+            self.limits = limits
+            self.maxDocumentsPerWorker = maxDocumentsPerWorker
+            self.maxQueuedDocuments = maxQueuedDocuments
+            self.startupTimeout = startupTimeout
+            self.retireGrace = retireGrace
+        }
+
+        var launch: WorkerProcess.Launch {
+            WorkerProcess.Launch(
+                executable: workerExecutable, arguments: workerArguments, environment: workerEnvironment,
+                setup: WorkerSetup(confinement: confinement, maxDocumentBytes: maxDocumentBytes),
+                startupTimeout: startupTimeout)
+        }
+
+        /// Busy time after which a worker is replaced: half its lifetime CPU limit, since busy
+        /// (wall) time bounds the CPU time it used.
+        var busyTimeBudget: Duration { .seconds(Int64(clamping: confinement.lifetimeCPUSeconds) / 2) }
+    }
+
+    /// One worker slot, for metrics and tests.
+    package struct WorkerStatus: Sendable, Hashable {
+        /// The current worker's pid, or nil between workers.
+        package var processID: Int32?
+        /// Extracting a document right now.
+        package var isBusy: Bool
+        /// Documents answered by this slot's workers since the pool started.
+        package var documentsCompleted: Int
+        /// Workers started in this slot after the first (crash, timeout, recycling).
+        package var restarts: Int
+    }
+}

@@ -1,0 +1,118 @@
+package import Markup
+
+/// Long-lived, confined worker processes that extract markup from hostile documents, one document
+/// per worker at a time, so that a bug in a parser (libxml2, iconv, ours) costs one document, never
+/// the gateway, its keys or its store.
+///
+/// Each worker is started once (posix_spawn, fresh pipes, an empty environment but for
+/// `SWIFT_BACKTRACE`), confines itself (`Confinement`) and is reused for many documents, so
+/// confinement costs nothing per document. A worker that overruns a deadline, crashes, runs out of
+/// memory or answers garbage is killed and replaced; that document gets a `SandboxFailure`, and the
+/// others in flight are not affected.
+///
+/// ```swift
+/// let graph = try await withWorkerPool(configuration: .init(workerExecutable: path)) { pool in
+///     await pool.extract(bytes, kind: .html, deadline: .seconds(2))
+/// }
+/// ```
+package final class WorkerPool: Sendable {
+    private let core: PoolCore
+
+    /// What the workers applied to confine themselves (the first worker's report; all are alike):
+    /// log its warnings once.
+    package let confinement: Confinement.Report
+
+    /// Starts `configuration.workerCount` workers and waits until each is confined and ready.
+    ///
+    /// - Throws: `SandboxFailure.unavailable` when a worker cannot start (no executable, a kernel
+    ///   without seccomp, a required namespace or Landlock missing); no worker is left running.
+    package init(configuration: Configuration) async throws(SandboxFailure) {
+        guard configuration.workerCount > 0 else {
+            throw SandboxFailure(code: .unavailable, reason: "the worker pool needs at least one worker")
+        }
+        core = try PoolCore(configuration: configuration)
+        var started = 0
+        do throws(SandboxFailure) {
+            for index in 0..<configuration.workerCount {
+                try WorkerSlot.start(core: core, index: index)
+                started += 1
+            }
+        } catch {
+            core.close()
+            for index in started..<configuration.workerCount { core.slotStopped(slot: index) }
+            await core.stopped()
+            throw error
+        }
+        if let failure = await core.startupResult() {
+            core.close()
+            await core.stopped()
+            throw failure
+        }
+        confinement = core.report ?? Confinement.Report()
+    }
+
+    deinit {
+        core.close()  // slot threads retire their workers on their own
+    }
+
+    /// Extracts the markup of one document in a worker.
+    ///
+    /// - Parameters:
+    ///   - document: the bytes as received.
+    ///   - kind: what they are.
+    ///   - limits: per-document limits for the handler; the configuration's by default.
+    ///   - deadline: how long the worker may take once it has the document (waiting for a free
+    ///     worker is not counted; it is bounded by the queue limit and the deadlines ahead).
+    /// - Returns: the graph, or why there is none. Never throws, never crashes: every failure of
+    ///   the worker is a value for this document.
+    package func extract(
+        _ document: [UInt8], kind: DocumentKind, limits: ExtractionRequest.Limits? = nil, deadline: Duration
+    ) async -> Result<MarkupGraph, SandboxFailure> {
+        guard document.count <= core.configuration.maxDocumentBytes else {
+            return .failure(
+                SandboxFailure(
+                    code: .tooLarge,
+                    reason: "the \(kind) document has \(document.count) bytes, more than the limit of "
+                        + "\(core.configuration.maxDocumentBytes)"))
+        }
+        guard let id = core.register() else {
+            return .failure(SandboxFailure(code: .unavailable, reason: "the worker pool is shut down"))
+        }
+        let request = ExtractionRequest(
+            id: id, kind: kind, limits: limits ?? core.configuration.limits, document: document)
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                core.submit(PoolCore.Job(request: request, deadline: deadline, continuation: continuation))
+            }
+        } onCancel: {
+            core.cancel(id)
+        }
+    }
+
+    /// Stops taking documents, fails the queued ones (`sandbox.unavailable`), lets each worker
+    /// finish the document in hand, then ends every worker and waits until all are reaped.
+    package func shutdown() async {
+        core.close()
+        await core.stopped()
+    }
+
+    /// The slots and their workers, for metrics and tests.
+    package var workers: [WorkerStatus] { core.statuses }
+}
+
+/// Runs `body` with a started pool and shuts the pool down afterwards, on every path.
+package func withWorkerPool<Result>(
+    configuration: WorkerPool.Configuration,
+    isolation: isolated (any Actor)? = #isolation,
+    _ body: (WorkerPool) async throws -> Result
+) async throws -> Result {
+    let pool = try await WorkerPool(configuration: configuration)
+    do {
+        let result = try await body(pool)
+        await pool.shutdown()
+        return result
+    } catch {
+        await pool.shutdown()
+        throw error
+    }
+}

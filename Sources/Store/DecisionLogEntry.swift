@@ -1,0 +1,64 @@
+package import Foundation
+
+/// One ingestion attempt and what the gateway decided, kept in the ``DecisionLog`` (DESIGN.md, "What bad input
+/// gets").
+package struct DecisionLogEntry: Codable, Hashable, Sendable, Identifiable {
+    /// The decision as a whole.
+    package enum Verdict: String, Codable, Hashable, Sendable, CaseIterable {
+        /// Every reservation found was admitted.
+        case admitted
+        /// Nothing was admitted; ``DecisionLogEntry/codes`` says why.
+        case rejected
+        /// Not decided yet (a DNS temperror): the message is spooled for retry.
+        case deferred
+        /// Some reservations were admitted, others rejected.
+        case partial
+    }
+
+    /// Assigned by the log on append, increasing, never reused; nil before.
+    package var id: Int64?
+    /// When the attempt was made.
+    package var time: Date
+    package var channel: IngestionChannel
+    /// The authenticated domain, or the claimed one when authentication failed; nil when none could be read.
+    package var sourceDomain: String?
+    /// The email's Message-ID or the page's URL.
+    package var source: String?
+    /// The recipient or account the reservations were for, when known.
+    package var owner: String?
+    /// A hash of the message or page bytes, to match retries and duplicates.
+    package var contentHash: String
+    package var verdict: Verdict
+    /// Stable codes behind the verdict (`dkim.body-hash-mismatch`, `registry.domain-not-registered`, ...).
+    package var codes: [String]
+    /// The developer flags in force for this attempt.
+    package var flags: [String]
+    /// What happened to each reservation item.
+    package var reservations: [ReservationOutcomeRecord]
+
+    package init(
+        id: Int64? = nil,
+        time: Date,
+        channel: IngestionChannel,
+        sourceDomain: String?,
+        source: String?,
+        owner: String? = nil,
+        contentHash: String,
+        verdict: Verdict,
+        codes: [String] = [],
+        flags: [String] = [],
+        reservations: [ReservationOutcomeRecord] = []
+    ) {
+        self.id = id
+        self.time = time
+        self.channel = channel
+        self.sourceDomain = sourceDomain
+        self.source = source
+        self.owner = owner
+        self.contentHash = contentHash
+        self.verdict = verdict
+        self.codes = codes
+        self.flags = flags
+        self.reservations = reservations
+    }
+}

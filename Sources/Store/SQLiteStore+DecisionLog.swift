@@ -1,0 +1,130 @@
+package import Foundation
+internal import GRDB
+
+extension SQLiteStore {
+    package func append(_ entry: DecisionLogEntry) async throws -> DecisionLogEntry {
+        try validate(entry)
+        return try await writing("decision log append") { db in try Self.insert(entry, in: db) }
+    }
+
+    package func entries(
+        domain: String?, since: Date?, afterID: Int64?, limit: Int
+    ) async throws -> [DecisionLogEntry] {
+        var conditions: [String] = []
+        var arguments: StatementArguments = []
+        if let domain {
+            conditions.append("source_domain = ?")
+            _ = arguments.append(contentsOf: [Self.normalizedDomain(domain)])
+        }
+        if let since {
+            conditions.append("time >= ?")
+            _ = arguments.append(contentsOf: [StoreTime.milliseconds(since)])
+        }
+        if let afterID {
+            conditions.append("id > ?")
+            _ = arguments.append(contentsOf: [afterID])
+        }
+        let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+        // Follow mode pages forward from `afterID`; otherwise the tail, read newest first and reversed.
+        let order = afterID == nil ? "DESC" : "ASC"
+        _ = arguments.append(contentsOf: [Self.clamp(limit)])
+        let sql = "SELECT \(Self.decisionColumns) FROM decision_log\(filter) ORDER BY id \(order) LIMIT ?"
+        let bound = arguments
+        let entries = try await reading("decision log query") { db in
+            try Row.fetchAll(db.cachedStatement(sql: sql), arguments: bound).map(Self.decisionLogEntry)
+        }
+        return afterID == nil ? entries.reversed() : entries
+    }
+
+    package func ingest(
+        _ reservations: [IncomingReservation], decision: DecisionLogEntry, removingSpooledMessage spoolID: Int64?
+    ) async throws -> DecisionLogEntry {
+        try validate(reservations)
+        try validate(decision)
+        let now = StoreTime.milliseconds(self.now())
+        return try await writing("ingest") { db in
+            var entry = decision
+            for item in reservations {
+                let outcome = try Self.apply(item, now: now, in: db)
+                entry.reservations.append(ReservationOutcomeRecord(itemReference: item.itemReference, outcome: outcome))
+            }
+            let stored = try Self.insert(entry, in: db)
+            if let spoolID {
+                try db.cachedStatement(sql: "DELETE FROM spooled_message WHERE id = ?").execute(arguments: [spoolID])
+            }
+            return stored
+        }
+    }
+
+    // MARK: - Rows
+
+    static func insert(_ entry: DecisionLogEntry, in db: Database) throws -> DecisionLogEntry {
+        var stored = entry
+        stored.sourceDomain = entry.sourceDomain.map(normalizedDomain)
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO decision_log (time, channel, source_domain, source, owner, content_hash, verdict, codes,
+                    flags, reservations)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """
+        ).execute(arguments: [
+            StoreTime.milliseconds(entry.time), entry.channel.rawValue, stored.sourceDomain, entry.source, entry.owner,
+            entry.contentHash, entry.verdict.rawValue, try encodeList(entry.codes), try encodeList(entry.flags),
+            entry.reservations.isEmpty ? "[]" : try encodeJSON(entry.reservations),
+        ])
+        stored.id = db.lastInsertedRowID
+        return stored
+    }
+
+    static let decisionColumns =
+        "id, time, channel, source_domain, source, owner, content_hash, verdict, codes, flags, reservations"
+
+    static func decisionLogEntry(_ row: Row) throws -> DecisionLogEntry {
+        let channel: String = try column(row, 2)
+        let verdict: String = try column(row, 7)
+        guard let channelValue = IngestionChannel(rawValue: channel),
+            let verdictValue = DecisionLogEntry.Verdict(rawValue: verdict)
+        else {
+            throw StoreError(
+                code: .corrupt,
+                reason:
+                    "a decision log entry has the unknown channel or verdict \(channel)/\(verdict); upgrade the gateway"
+            )
+        }
+        let outcomes: String = try column(row, 10)
+        return DecisionLogEntry(
+            id: try column(row, 0),
+            time: StoreTime.date(try column(row, 1)),
+            channel: channelValue,
+            sourceDomain: try optionalColumn(row, 3),
+            source: try optionalColumn(row, 4),
+            owner: try optionalColumn(row, 5),
+            contentHash: try column(row, 6),
+            verdict: verdictValue,
+            codes: try decodeList(column(row, 8)),
+            flags: try decodeList(column(row, 9)),
+            reservations: outcomes == "[]" ? [] : try decodeJSON([ReservationOutcomeRecord].self, outcomes)
+        )
+    }
+
+    func validate(_ entry: DecisionLogEntry) throws {
+        try checkField(entry.sourceDomain ?? "", "sourceDomain")
+        try checkField(entry.source ?? "", "source")
+        try checkField(entry.owner ?? "", "owner")
+        try checkField(entry.contentHash, "contentHash")
+        try checkList(entry.codes, "codes")
+        try checkList(entry.flags, "flags")
+        guard entry.reservations.count <= configuration.limits.maximumBatchCount else {
+            throw StoreError(
+                code: .invalidArgument,
+                reason:
+                    "a decision log entry lists \(entry.reservations.count) reservations, over the limit "
+                    + "of \(configuration.limits.maximumBatchCount)"
+            )
+        }
+        for record in entry.reservations { try checkField(record.itemReference, "itemReference") }
+    }
+
+    /// A query limit within 1...10 000.
+    static func clamp(_ limit: Int) -> Int { min(max(limit, 1), 10_000) }
+}

@@ -1,0 +1,113 @@
+package import Foundation
+internal import GRDB
+
+extension SQLiteStore {
+    package func spool(
+        _ message: Data, channel: IngestionChannel, owner: String, reasonCode: String, nextAttemptAt: Date
+    ) async throws -> SpooledMessage {
+        let limit = configuration.limits.maximumSpooledMessageBytes
+        guard message.count <= limit else {
+            throw StoreError(
+                code: .invalidArgument,
+                reason: "a message of \(message.count) bytes is over the spool limit of \(limit); refuse it at intake")
+        }
+        try checkField(owner, "owner")
+        try checkField(reasonCode, "reasonCode")
+        let now = StoreTime.milliseconds(self.now())
+        let next = StoreTime.milliseconds(nextAttemptAt)
+        return try await writing("spool") { db in
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO spooled_message (bytes, channel, owner, reason_code, attempts, next_attempt_at,
+                        created_at, updated_at)
+                    VALUES (?, ?, ?, ?, 0, ?, ?, ?)
+                    """
+            ).execute(arguments: [message, channel.rawValue, owner, reasonCode, next, now, now])
+            return SpooledMessage(
+                id: db.lastInsertedRowID, bytes: message, channel: channel, owner: owner, reasonCode: reasonCode,
+                attempts: 0, nextAttemptAt: StoreTime.date(next), createdAt: StoreTime.date(now),
+                updatedAt: StoreTime.date(now))
+        }
+    }
+
+    package func spooledMessage(id: Int64) async throws -> SpooledMessage? {
+        try await reading("spool lookup") { db in
+            try Row.fetchOne(
+                db.cachedStatement(sql: "SELECT \(Self.spoolColumns) FROM spooled_message WHERE id = ?"),
+                arguments: [id]
+            ).map(Self.spooledMessage)
+        }
+    }
+
+    package func spooledMessages(dueBy: Date?, limit: Int) async throws -> [SpooledMessage] {
+        let limit = Self.clamp(limit)
+        return try await reading("spool list") { db in
+            if let dueBy {
+                return try Row.fetchAll(
+                    db.cachedStatement(
+                        sql: """
+                            SELECT \(Self.spoolColumns) FROM spooled_message WHERE next_attempt_at <= ?
+                            ORDER BY next_attempt_at, id LIMIT ?
+                            """),
+                    arguments: [StoreTime.milliseconds(dueBy), limit]
+                ).map(Self.spooledMessage)
+            }
+            return try Row.fetchAll(
+                db.cachedStatement(
+                    sql: "SELECT \(Self.spoolColumns) FROM spooled_message ORDER BY next_attempt_at, id LIMIT ?"),
+                arguments: [limit]
+            ).map(Self.spooledMessage)
+        }
+    }
+
+    package func recordAttempt(id: Int64, reasonCode: String, nextAttemptAt: Date) async throws -> SpooledMessage? {
+        try checkField(reasonCode, "reasonCode")
+        let now = StoreTime.milliseconds(self.now())
+        let next = StoreTime.milliseconds(nextAttemptAt)
+        return try await writing("spool attempt") { db in
+            try db.cachedStatement(
+                sql: """
+                    UPDATE spooled_message SET attempts = attempts + 1, reason_code = ?, next_attempt_at = ?,
+                        updated_at = ?
+                    WHERE id = ?
+                    """
+            ).execute(arguments: [reasonCode, next, now, id])
+            guard db.changesCount > 0 else { return nil }
+            return try Row.fetchOne(
+                db.cachedStatement(sql: "SELECT \(Self.spoolColumns) FROM spooled_message WHERE id = ?"),
+                arguments: [id]
+            ).map(Self.spooledMessage)
+        }
+    }
+
+    package func removeSpooledMessage(id: Int64) async throws -> Bool {
+        try await writing("spool removal") { db in
+            try db.cachedStatement(sql: "DELETE FROM spooled_message WHERE id = ?").execute(arguments: [id])
+            return db.changesCount > 0
+        }
+    }
+
+    // MARK: - Rows
+
+    static let spoolColumns =
+        "id, bytes, channel, owner, reason_code, attempts, next_attempt_at, created_at, updated_at"
+
+    static func spooledMessage(_ row: Row) throws -> SpooledMessage {
+        let channel: String = try column(row, 2)
+        guard let channelValue = IngestionChannel(rawValue: channel) else {
+            throw StoreError(
+                code: .corrupt, reason: "a spooled message has the unknown channel \(channel); upgrade the gateway")
+        }
+        return SpooledMessage(
+            id: try column(row, 0),
+            bytes: try column(row, 1),
+            channel: channelValue,
+            owner: try column(row, 3),
+            reasonCode: try column(row, 4),
+            attempts: try column(row, 5),
+            nextAttemptAt: StoreTime.date(try column(row, 6)),
+            createdAt: StoreTime.date(try column(row, 7)),
+            updatedAt: StoreTime.date(try column(row, 8))
+        )
+    }
+}

@@ -1,1 +1,0 @@
-// Store: see DESIGN.md. Filled in by its issue.

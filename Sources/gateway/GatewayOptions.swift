@@ -1,0 +1,91 @@
+import Admission
+import ArgumentParser
+import DNS
+import Foundation
+import Ingestion
+import Sandbox
+import Store
+
+/// `--store` and `--policy`: shared by every command that reads or writes the gateway's state.
+struct StateOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("The store: an SQLite file, created when missing.", valueName: "PATH"))
+    var store = "var/gateway.sqlite"
+
+    @Option(help: ArgumentHelp("development, production, test, or a path to a policy .yaml file.", valueName: "NAME|PATH"))
+    var policy = "development"
+
+    /// Where named policies are looked for: ./policies, the repository's (next to the build folder),
+    /// then /etc/gateway/policies.
+    static var policySearchPaths: [String] {
+        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        let repository = executable.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        return ["policies", repository.appendingPathComponent("policies").path, "/etc/gateway/policies"]
+    }
+
+    func loadPolicy() throws(CommandFailure) -> Policy {
+        do {
+            return try Policy.load(policy, searchPaths: Self.policySearchPaths).0
+        } catch {
+            throw CommandFailure(message: "--policy \(policy): \(error.reason)", status: 2)
+        }
+    }
+
+    func openStore() throws(CommandFailure) -> SQLiteStore {
+        do {
+            return try SQLiteStore(path: store)
+        } catch {
+            throw CommandFailure(message: "--store \(store): \(error)")
+        }
+    }
+
+    func publicSuffixes() throws(CommandFailure) -> PublicSuffixList {
+        do {
+            return try PublicSuffixList()
+        } catch {
+            throw CommandFailure(message: error.reason)
+        }
+    }
+}
+
+/// Who made a change, for the registry's and the flags' history.
+var currentActor: String {
+    let user = ProcessInfo.processInfo.environment["USER"] ?? ProcessInfo.processInfo.userName
+    return "\(user)@\(ProcessInfo.processInfo.hostName)"
+}
+
+/// Builds the pipeline for one command and tears it down after: the store, the policy, the key
+/// resolver and the extraction sandbox (worker processes, stopped on every path).
+func withIngestor<T>(
+    state: StateOptions, resolver: ResolverOptions, _ body: (Ingestor) async throws -> T
+) async throws -> T {
+    let policy = try state.loadPolicy()
+    let store = try state.openStore()
+    let environment = { (extractor: any Extractor) throws(CommandFailure) -> Ingestor.Environment in
+        Ingestor.Environment(
+            store: store, policy: policy, resolver: try resolver.makeResolver(), extractor: extractor,
+            publicSuffixes: try state.publicSuffixes())
+    }
+    guard policy.sandbox.enabled else {
+        // The unsafe mode, for debugging a parser under a debugger: the policy says so explicitly.
+        return try await body(Ingestor(environment: try environment(InProcessExtractor(unconfinedHandler: DocumentExtraction.run))))
+    }
+    let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        .appendingPathComponent("gateway-worker").path
+    var configuration = WorkerPool.Configuration(workerExecutable: executable)
+    configuration.maxDocumentBytes = max(policy.limits.maxMessageBytes, policy.limits.maxPageBytes)
+    configuration.confinement.addressSpaceBytes = UInt64(policy.sandbox.workerMemoryBytes)
+    let pool: WorkerPool
+    do {
+        pool = try await WorkerPool(configuration: configuration)
+    } catch {
+        throw CommandFailure(message: "cannot start the extraction sandbox (\(executable)): \(error)")
+    }
+    do {
+        let result = try await body(Ingestor(environment: try environment(SandboxedExtractor(pool: pool))))
+        await pool.shutdown()
+        return result
+    } catch {
+        await pool.shutdown()
+        throw error
+    }
+}

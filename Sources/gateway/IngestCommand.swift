@@ -1,0 +1,113 @@
+import ArgumentParser
+import Foundation
+import Ingestion
+import Store
+
+struct IngestCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ingest",
+        abstract: "Authenticate, extract, admit and store reservation markup.",
+        subcommands: [Email.self]
+    )
+
+    struct Email: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Ingest emails: DKIM, alignment, registry, markup, then the store.",
+            discussion: """
+                Prints, per reservation: created, updated, unchanged, stale, cancelled, or rejected with its codes.
+                A DKIM lookup that fails for now (temperror) defers the message to the spool for `gateway retry`.
+                Exit status: 0 when every message was admitted (or deferred), 1 when any was refused.
+                """
+        )
+
+        @Argument(help: ArgumentHelp("Messages (.eml files; - for standard input).", valueName: "FILE"))
+        var files: [String]
+
+        @Option(help: ArgumentHelp("The owner of the reservations (default: each address of the signed To and Cc fields).", valueName: "ADDRESS"))
+        var owner: String?
+
+        @Flag(help: "Print one JSON report per message, one per line.")
+        var json = false
+
+        @OptionGroup var state: StateOptions
+        @OptionGroup var resolver: ResolverOptions
+
+        func run() async throws {
+            let allAdmitted = try await withIngestor(state: state, resolver: resolver) { ingestor in
+                var allAdmitted = true
+                var counts: [String: Int] = [:]
+                for (index, file) in files.enumerated() {
+                    let report = try await ingestor.ingestEmail(try Terminal.read(file), source: file, owners: owner.map { [$0] } ?? [])
+                    allAdmitted = allAdmitted && (report.verdict == .admitted || report.verdict == .deferred)
+                    counts[report.verdict.rawValue, default: 0] += 1
+                    for item in report.items { counts[item.outcome, default: 0] += 1 }
+                    if json { try Terminal.json(report) } else { ReportPrinter.print(report) }
+                    if !json && files.count >= 50 && (index + 1) % 50 == 0 {
+                        Terminal.error("\(index + 1) of \(files.count) messages…", prefixed: false)
+                    }
+                }
+                if !json && files.count > 1 {
+                    let order = ["admitted", "partial", "rejected", "deferred", "created", "updated", "unchanged", "stale", "cancelled"]
+                    let summary = order.compactMap { key in counts[key].map { "\($0) \(key)" } }.joined(separator: ", ")
+                    Terminal.line("\(files.count) messages: \(summary)")
+                }
+                return allAdmitted
+            }
+            if !allAdmitted { throw ExitCode(1) }
+        }
+    }
+}
+
+struct CheckCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check",
+        abstract: "Say what ingesting an email would decide, storing nothing (a dry run).",
+        discussion: "Exit status: 0 when it would be admitted, 1 otherwise."
+    )
+
+    @Argument(help: ArgumentHelp("An .eml message (- for standard input).", valueName: "FILE"))
+    var file: String
+
+    @Option(help: ArgumentHelp("Check for this owner (default: the signed To and Cc addresses).", valueName: "ADDRESS"))
+    var owner: String?
+
+    @Flag(help: "Print the report as JSON.")
+    var json = false
+
+    @OptionGroup var state: StateOptions
+    @OptionGroup var resolver: ResolverOptions
+
+    func run() async throws {
+        let report = try await withIngestor(state: state, resolver: resolver) { ingestor in
+            try await ingestor.ingestEmail(try Terminal.read(file), source: file, owners: owner.map { [$0] } ?? [], dryRun: true)
+        }
+        if json { try Terminal.json(report) } else { ReportPrinter.print(report) }
+        if report.verdict != .admitted { throw ExitCode(1) }
+    }
+}
+
+struct RetryCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "retry",
+        abstract: "Ingest again the messages deferred by a DNS failure (temperror)."
+    )
+
+    @Flag(help: "Only those whose next attempt is due (default: all of them, now).")
+    var onlyDue = false
+
+    @Flag(help: "Print one JSON report per message.")
+    var json = false
+
+    @OptionGroup var state: StateOptions
+    @OptionGroup var resolver: ResolverOptions
+
+    func run() async throws {
+        let reports = try await withIngestor(state: state, resolver: resolver) { ingestor in
+            try await ingestor.retrySpooled(onlyDue: onlyDue)
+        }
+        for report in reports {
+            if json { try Terminal.json(report) } else { ReportPrinter.print(report) }
+        }
+        if !json { Terminal.line("\(reports.count) deferred message\(reports.count == 1 ? "" : "s") retried") }
+    }
+}

@@ -1,0 +1,201 @@
+import ArgumentParser
+import Foundation
+import ICalendar
+import Markup
+import Reservations
+import Store
+
+struct LogCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "log",
+        abstract: "The decision log: every ingestion attempt, what was decided and why.",
+        discussion: "What a sender reads to find out why an email was ignored."
+    )
+
+    @Option(help: "Only attempts from this domain.") var domain: String?
+    @Option(help: ArgumentHelp("Only attempts since this time (ISO 8601) or this long ago (2h, 7d).", valueName: "TIME"))
+    var since: String?
+    @Option(help: "At most this many entries (the latest).") var limit = 100
+    @Flag(help: "Keep printing new entries as they come.") var follow = false
+    @Flag(help: "Print one JSON object per entry.") var json = false
+    @OptionGroup var state: StateOptions
+
+    func validate() throws {
+        if let since, parseSince(since) == nil { throw ValidationError("--since takes an ISO 8601 time or a duration such as 2h") }
+    }
+
+    func run() async throws {
+        let store = try state.openStore()
+        let start = since.flatMap(parseSince)
+        let domainFilter = domain?.lowercased()
+        var entries = try await store.entries(domain: domainFilter, since: start, afterID: nil, limit: limit)
+        var lastID = entries.last?.id ?? 0
+        print(entries)
+        while follow {
+            try await Task.sleep(for: .seconds(1))
+            entries = try await store.entries(domain: domainFilter, since: start, afterID: lastID, limit: 1000)
+            lastID = entries.last?.id ?? lastID
+            print(entries)
+        }
+    }
+
+    private func print(_ entries: [DecisionLogEntry]) {
+        for entry in entries {
+            if json {
+                try? Terminal.json(entry)
+                continue
+            }
+            var line = "#\(entry.id ?? 0) \(entry.time.formatted(.iso8601)) \(entry.channel.rawValue) \(entry.verdict.rawValue)"
+            if let domain = entry.sourceDomain { line += " \(domain)" }
+            if let source = entry.source { line += " \(source)" }
+            if !entry.codes.isEmpty { line += " [\(entry.codes.joined(separator: ", "))]" }
+            if !entry.flags.isEmpty { line += " under \(entry.flags.joined(separator: ", "))" }
+            Terminal.line(line)
+            // One line per item and outcome; an item stored for several owners is counted, not repeated.
+            var lines: [(String, Int)] = []
+            for item in entry.reservations {
+                let outcome = item.outcome.map { outcome -> String in
+                    if case .updated(let version) = outcome { return "updated v\(version)" }
+                    return outcome.code
+                } ?? "rejected"
+                let line = "    \(item.itemReference): \(outcome)\(item.codes.isEmpty ? "" : " [\(item.codes.joined(separator: ", "))]")"
+                if let index = lines.firstIndex(where: { $0.0 == line }) { lines[index].1 += 1 } else { lines.append((line, 1)) }
+            }
+            for (line, count) in lines { Terminal.line(count > 1 ? "\(line) (\(count) owners)" : line) }
+        }
+    }
+}
+
+struct ReservationsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "reservations",
+        abstract: "Read the shared reservation store: list, show, and export as a calendar.",
+        subcommands: [List.self, Show.self, Export.self]
+    )
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List an owner's reservations (or everyone's).")
+        @Option(help: ArgumentHelp("Whose reservations.", valueName: "ADDRESS")) var owner: String?
+        @Flag(help: "Print JSON.") var json = false
+        @OptionGroup var state: StateOptions
+
+        func run() async throws {
+            let store = try state.openStore()
+            let reservations: [StoredReservation]
+            if let owner {
+                reservations = try await store.list(owner: owner.lowercased())
+            } else {
+                reservations = try await store.listAll(limit: 10_000)
+            }
+            if json { return try Terminal.json(reservations.map(ShownReservation.init)) }
+            for reservation in reservations {
+                Terminal.line(ShownReservation(reservation).line)
+            }
+            if reservations.isEmpty { Terminal.line("no reservations") }
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show a reservation by its reservation number (container) and optional item references.",
+            discussion: "What a calendar's \"show reservation\" hands back: the container reference, and item references to narrow it."
+        )
+        @Argument(help: "The reservation number (container reference).") var reference: String
+        @Argument(help: "Item references within it.") var items: [String] = []
+        @Option(help: ArgumentHelp("Whose reservation.", valueName: "ADDRESS")) var owner: String?
+        @Option(help: "Only from this source domain.") var domain: String?
+        @Flag(help: "Print JSON.") var json = false
+        @OptionGroup var state: StateOptions
+
+        func run() async throws {
+            let store = try state.openStore()
+            var found: [StoredReservation] = []
+            let owners: [String]
+            if let owner {
+                owners = [owner.lowercased()]
+            } else {
+                owners = Array(Swift.Set(try await store.listAll(limit: 100_000).map(\.owner))).sorted()
+            }
+            for owner in owners {
+                found += try await store.lookup(containerReference: reference, itemReferences: items, owner: owner, sourceDomain: domain?.lowercased())
+            }
+            guard !found.isEmpty else { throw CommandFailure(message: "no reservation \(reference)\(items.isEmpty ? "" : " with items \(items.joined(separator: ", "))")") }
+            for reservation in found {
+                let history = try await store.history(of: reservation.id)
+                if json {
+                    var shown = ShownReservation(reservation)
+                    shown.history = history.map { "v\($0.version) \($0.status.rawValue) \($0.recordedAt.formatted(.iso8601))" }
+                    try Terminal.json(shown)
+                    continue
+                }
+                Terminal.line(ShownReservation(reservation).line)
+                for entry in history {
+                    Terminal.line("    v\(entry.version) \(entry.status.rawValue) at \(entry.recordedAt.formatted(.iso8601))")
+                }
+                if let markup = ShownReservation(reservation).markup {
+                    Terminal.line("    " + String(decoding: (try? JSONEncoder.pretty.encode(markup)) ?? Data(), as: UTF8.self).replacingOccurrences(of: "\n", with: "\n    "))
+                }
+            }
+        }
+    }
+
+    struct Export: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Export an owner's calendar as iCalendar (RFC 5545).")
+        @Option(help: ArgumentHelp("Whose calendar.", valueName: "ADDRESS")) var owner: String
+        @Flag(help: "iCalendar output (the only format).") var ics = false
+        @OptionGroup var state: StateOptions
+
+        func validate() throws {
+            guard ics else { throw ValidationError("say --ics: iCalendar is the export format") }
+        }
+
+        func run() async throws {
+            let store = try state.openStore()
+            Terminal.write(CalendarFeed.render(try await store.list(owner: owner.lowercased())))
+        }
+    }
+}
+
+/// A stored reservation as the commands show it.
+struct ShownReservation: Encodable {
+    var id: Int64
+    var owner: String
+    var sourceDomain: String
+    var containerReference: String
+    var itemReference: String
+    var kind: String
+    var status: String
+    var version: Int
+    var flags: [String]
+    var summary: String
+    var markup: JSONValue?
+    var history: [String]?
+
+    init(_ stored: StoredReservation) {
+        id = stored.id
+        owner = stored.owner
+        sourceDomain = stored.sourceDomain
+        containerReference = stored.containerReference
+        itemReference = stored.itemReference
+        kind = stored.kind
+        status = stored.status.rawValue
+        version = stored.version
+        flags = stored.flags
+        let payload = try? JSONDecoder().decode(StoredPayload.self, from: stored.payload)
+        markup = payload?.markup
+        summary = payload.map { Resolution(reservation: $0.reservation, diagnostics: [], normalized: $0.markup, syntax: .jsonLD).summary } ?? stored.kind
+    }
+
+    var line: String {
+        "\(status.padding(toLength: 10, withPad: " ", startingAt: 0)) v\(version) \(summary) · \(owner) · from \(sourceDomain)"
+            + (flags.isEmpty ? "" : " · under \(flags.joined(separator: ", "))")
+    }
+}
+
+extension JSONEncoder {
+    static var pretty: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }
+}

@@ -1,3 +1,0 @@
-import Testing
-
-@Test func MarkupTestsBuilds() { #expect(Bool(true)) }

@@ -1,0 +1,68 @@
+import Testing
+
+@testable import Sandbox
+
+/// The framing is strict: anything but the exact layout is a protocol error.
+@Suite("Frames")
+struct FrameTests {
+    @Test func requestRoundTrip() throws {
+        let request = ExtractionRequest(
+            id: 0x0102_0304_0506_0708, kind: .jsonLD, limits: .init(maxItems: 5, maxDepth: 6, maxResponseBytes: 7),
+            document: Array("{\"a\":1}".utf8))
+        let bytes = request.framePrefix + request.document
+        #expect(Array(bytes.prefix(5)) == [0, 0, 0, 28, 0x10])  // 21 fixed bytes + 7 of document
+        let (kind, length) = try Frame.parseHeader(bytes.prefix(Frame.headerSize), maxPayload: 1 << 20)
+        #expect(kind == .request)
+        #expect(length == bytes.count - Frame.headerSize)
+        #expect(try ExtractionRequest(framePayload: Array(bytes.dropFirst(Frame.headerSize))) == request)
+    }
+
+    @Test(
+        "headers with an unknown kind or a length over the limit are refused",
+        arguments: [
+            [0, 0, 0, 1, 0x7F] as [UInt8],  // unknown kind
+            [0, 0x10, 0, 1, 0x20],  // 1 MiB + 1 > limit
+            [0xFF, 0xFF, 0xFF, 0xFF, 0x20],
+            [0, 0, 0, 0],  // short
+        ])
+    func badHeaders(header: [UInt8]) {
+        #expect(throws: FrameError.self) { try Frame.parseHeader(header, maxPayload: 1 << 20) }
+    }
+
+    @Test func requestWithUnknownKindOrShortFields() {
+        var payload = [UInt8](repeating: 0, count: ExtractionRequest.fixedPayloadSize)
+        payload[8] = 9
+        #expect(throws: FrameError.self) { try ExtractionRequest(framePayload: payload) }
+        #expect(throws: FrameError.self) { try ExtractionRequest(framePayload: Array(payload.prefix(20))) }
+    }
+
+    @Test func answers() throws {
+        let graph = WorkerAnswer.graphFrame(id: 42, json: Array("{}".utf8))
+        let answer = try WorkerAnswer(kind: .graph, payload: Array(graph.dropFirst(Frame.headerSize)))
+        #expect(answer == .graph(id: 42, json: Array("{}".utf8)[...]))
+
+        let failure = WorkerAnswer.failureFrame(id: 7, code: .tooLarge, reason: "too big")
+        #expect(
+            try WorkerAnswer(kind: .failure, payload: Array(failure.dropFirst(Frame.headerSize)))
+                == .failure(id: 7, code: .tooLarge, reason: "too big"))
+
+        #expect(throws: FrameError.self) { try WorkerAnswer(kind: .graph, payload: [1, 2, 3]) }
+        #expect(throws: FrameError.self) { try WorkerAnswer(kind: .ready, payload: []) }
+        #expect(throws: FrameError.self) { try WorkerAnswer(kind: .failure, payload: [0, 0, 0, 0, 0, 0, 0, 1, 99]) }
+        #expect(throws: FrameError.self) {  // not UTF-8
+            try WorkerAnswer(kind: .failure, payload: [0, 0, 0, 0, 0, 0, 0, 1, 1, 0xFF])
+        }
+    }
+
+    @Test("a long reason is cut on a character boundary")
+    func reasonCut() throws {
+        let reason = String(repeating: "é", count: Frame.maxReasonBytes)  // 2 bytes each
+        let frame = WorkerAnswer.failureFrame(id: 1, code: .tooLarge, reason: reason)
+        guard case .failure(_, _, let cut) = try WorkerAnswer(kind: .failure, payload: Array(frame.dropFirst(5))) else {
+            Issue.record("not a failure")
+            return
+        }
+        #expect(cut.utf8.count <= Frame.maxReasonBytes)
+        #expect(cut.allSatisfy { $0 == "é" })
+    }
+}

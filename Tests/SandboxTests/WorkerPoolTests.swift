@@ -1,0 +1,242 @@
+import Foundation
+import Markup
+import Sandbox
+import Testing
+
+/// Each way a worker can fail yields its code for that document only; the others in flight
+/// complete, and the pool replaces the worker.
+@Suite("Worker pool", .serialized)
+struct WorkerPoolTests {
+    @Test("documents come back from the worker, in order of their own requests")
+    func echoes() async throws {
+        try await withWorkerPool(configuration: .probe(workers: 2)) { pool in
+            #expect(await pool.echoes(40) == 40)
+            let graph = try #require(await pool.extract(Array("echo".utf8), kind: .email, deadline: .seconds(5)).value)
+            #expect(graph.nodes.first?.values("kind").first?.text == "email")
+            #expect(pool.workers.map(\.restarts) == [0, 0])
+        }
+    }
+
+    @Test("a document built to exhaust memory yields sandbox.memory-limit")
+    func memoryBomb() async throws {
+        try await withWorkerPool(configuration: .probe(workers: 2, addressSpaceBytes: 384 << 20)) { pool in
+            async let others = pool.echoes(8)
+            let failure = try #require(await pool.probe("allocate").failure)
+            #expect(failure.code == .memoryLimit)
+            #expect(failure.termination == .exited(WorkerExitStatus.memoryLimit))
+            #expect(await others == 8)
+            #expect(await pool.echoes(2) == 2)
+        }
+    }
+
+    @Test("one allocation beyond the address space limit yields sandbox.memory-limit")
+    func oneHugeAllocation() async throws {
+        try await withWorkerPool(configuration: .probe(workers: 1, addressSpaceBytes: 384 << 20)) { pool in
+            let failure = try #require(await pool.probe("allocate-once:\(1 << 32)").failure)
+            #expect(failure.code == .memoryLimit)
+            #expect(failure.termination == .signaled(SIGABRT))  // the Swift runtime's abort, after saying why
+            #expect(await pool.echoes(2) == 2)
+        }
+    }
+
+    @Test("an endless loop yields sandbox.timeout at its deadline")
+    func endlessLoop() async throws {
+        try await withWorkerPool(configuration: .probe(workers: 2)) { pool in
+            async let others = pool.echoes(8)
+            let start = ContinuousClock.now
+            let failure = try #require(await pool.probe("loop", deadline: .milliseconds(300)).failure)
+            let elapsed = ContinuousClock.now - start
+            #expect(failure.code == .timeout)
+            #expect(failure.termination == .signaled(SIGKILL))
+            #expect(elapsed >= .milliseconds(300) && elapsed < .seconds(2))
+            #expect(await others == 8)
+            #expect(await pool.echoes(2) == 2)
+        }
+    }
+
+    @Test("a worker killed with SIGKILL mid-document yields sandbox.crashed and is replaced")
+    func killedMidDocument() async throws {
+        try await withWorkerPool(configuration: .probe(workers: 2)) { pool in
+            async let spinning = pool.probe("spin:5000", deadline: .seconds(10))
+            let victim = try #require(await pool.busyWorker())
+            async let others = pool.echoes(8)
+            kill(victim, SIGKILL)
+            let failure = try #require(await spinning.failure)
+            #expect(failure.code == .crashed)
+            #expect(failure.termination == .signaled(SIGKILL))
+            #expect(await others == 8)
+            #expect(await pool.echoes(2) == 2)
+            #expect(!pool.workers.contains { $0.processID == victim })
+            #expect(await eventually { pool.workers.map(\.restarts).reduce(0, +) == 1 })
+            #expect(await eventually { pool.workers.allSatisfy { $0.processID != nil } })
+            #expect(!processExists(victim))  // reaped, not a zombie
+        }
+    }
+
+    @Test("garbage on the answer pipe yields sandbox.protocol-error")
+    func garbageAnswer() async throws {
+        try await withWorkerPool(configuration: .probe(workers: 2)) { pool in
+            async let others = pool.echoes(8)
+            #expect(await pool.probe("garbage").failureCode == .protocolError)
+            #expect(await others == 8)
+            #expect(await pool.echoes(2) == 2)
+        }
+    }
+
+    @Test("a crash or a stack overflow yields sandbox.crashed with SIGSEGV", arguments: ["crash", "recurse"])
+    func crash(command: String) async throws {
+        try await withWorkerPool(configuration: .probe(workers: 2)) { pool in
+            async let others = pool.echoes(8)
+            let failure = try #require(await pool.probe(command).failure)
+            #expect(failure.code == .crashed)
+            #expect(failure.termination == .signaled(SIGSEGV))
+            #expect(await others == 8)
+        }
+    }
+
+    @Test("a 50 MB document is refused before any worker sees it, or handled when the limit allows it")
+    func fiftyMegabytes() async throws {
+        let document = Array("echo".utf8) + [UInt8](repeating: 0x20, count: 50_000_000)
+        try await withWorkerPool(configuration: .probe(workers: 2)) { pool in
+            #expect(await pool.extract(document, kind: .html, deadline: .seconds(5)).failureCode == .tooLarge)
+            #expect(pool.workers.map(\.restarts) == [0, 0])
+        }
+        try await withWorkerPool(configuration: .probe(workers: 2, maxDocumentBytes: 64 << 20)) { pool in
+            async let others = pool.echoes(8)
+            let graph = try #require(await pool.extract(document, kind: .html, deadline: .seconds(10)).value)
+            #expect(graph.nodes.first?.values("length").first?.text == String(document.count))
+            #expect(await others == 8)
+        }
+    }
+
+    @Test("a graph larger than the answer limit yields sandbox.too-large, and the worker stays")
+    func answerTooLarge() async throws {
+        var configuration = WorkerPool.Configuration.probe(workers: 1)
+        configuration.limits.maxResponseBytes = 64 << 10
+        try await withWorkerPool(configuration: configuration) { pool in
+            #expect(await pool.probe("big-answer:1000").value != nil)
+            #expect(await pool.probe("big-answer:100000").failureCode == .tooLarge)
+            #expect(await pool.echoes(2) == 2)
+            #expect(pool.workers.first?.restarts == 0)
+        }
+    }
+
+    @Test("workers are replaced after their quota of documents")
+    func recycling() async throws {
+        var configuration = WorkerPool.Configuration.probe(workers: 1)
+        configuration.maxDocumentsPerWorker = 3
+        try await withWorkerPool(configuration: configuration) { pool in
+            for index in 0..<7 { #expect(await pool.probe("echo \(index)").value != nil) }
+            #expect(pool.workers.first?.restarts == 2)
+            #expect(pool.workers.first?.documentsCompleted == 7)
+        }
+    }
+
+    @Test("a cancelled task gets sandbox.cancelled at once, and its worker is replaced")
+    func cancellation() async throws {
+        try await withWorkerPool(configuration: .probe(workers: 1)) { pool in
+            let task = Task { await pool.probe("loop", deadline: .seconds(30)) }
+            _ = try #require(await pool.busyWorker())
+            let start = ContinuousClock.now
+            task.cancel()
+            #expect(await task.value.failureCode == .cancelled)
+            #expect(ContinuousClock.now - start < .seconds(1))
+            #expect(await pool.echoes(2) == 2)
+        }
+    }
+
+    @Test("documents beyond the queue limit are refused, not held")
+    func queueLimit() async throws {
+        var configuration = WorkerPool.Configuration.probe(workers: 1)
+        configuration.maxQueuedDocuments = 2
+        try await withWorkerPool(configuration: configuration) { pool in
+            async let busy = pool.probe("spin:500")
+            _ = try #require(await pool.busyWorker())
+            let codes = await withTaskGroup(of: SandboxFailure.Code?.self) { group in
+                for _ in 0..<5 { group.addTask { await pool.probe("echo").failureCode } }
+                return await group.reduce(into: [SandboxFailure.Code?]()) { $0.append($1) }
+            }
+            #expect(codes.filter { $0 == nil }.count == 2)
+            #expect(codes.filter { $0 == .unavailable }.count == 3)
+            #expect(await busy.value != nil)
+        }
+    }
+
+    @Test("shutdown reaps every worker and refuses further documents")
+    func shutdown() async throws {
+        let pool = try await WorkerPool(configuration: .probe(workers: 2))
+        let processIDs = pool.workers.compactMap(\.processID)
+        #expect(processIDs.count == 2)
+        #expect(await pool.echoes(4) == 4)
+        await pool.shutdown()
+        #expect(processIDs.allSatisfy { !processExists($0) })
+        #expect(await pool.probe("echo").failureCode == .unavailable)
+    }
+
+    @Test("a worker that cannot start makes the pool unavailable, with no process left behind")
+    func startupFailure() async throws {
+        var configuration = WorkerPool.Configuration.probe(workers: 2)
+        configuration.workerExecutable = "/bin/false"
+        await #expect(throws: SandboxFailure.self) { _ = try await WorkerPool(configuration: configuration) }
+        do {
+            _ = try await WorkerPool(configuration: configuration)
+        } catch {
+            #expect(error.code == .unavailable)
+            #expect(error.termination == .exited(1))
+        }
+        configuration.workerExecutable = Executables.directory + "/no-such-worker"
+        do {
+            _ = try await WorkerPool(configuration: configuration)
+            Issue.record("a pool without an executable started")
+        } catch {
+            #expect(error.code == .unavailable)
+        }
+    }
+}
+
+@Suite("Worker pool: dead workers and resources", .serialized)
+struct WorkerPoolResourceTests {
+    @Test("a worker that died while idle is replaced before the next document, which succeeds")
+    func diedWhileIdle() async throws {
+        try await withWorkerPool(configuration: .probe(workers: 1)) { pool in
+            let victim = try #require(pool.workers.first?.processID)
+            kill(victim, SIGKILL)
+            #expect(await eventually { procStatus(victim, "State")?.hasPrefix("Z") ?? true })
+            #expect(await pool.echoes(3) == 3)
+            #expect(await eventually { !processExists(victim) })
+        }
+    }
+
+    @Test("a worker killed while the gateway writes a large document to it: EPIPE, not SIGPIPE")
+    func killedDuringWrite() async throws {
+        let document = Array("echo".utf8) + [UInt8](repeating: 0x20, count: 30_000_000)
+        try await withWorkerPool(configuration: .probe(workers: 1, maxDocumentBytes: 32 << 20)) { pool in
+            async let big = pool.extract(document, kind: .html, deadline: .seconds(10))
+            let victim = try #require(await pool.busyWorker())
+            kill(victim, SIGKILL)
+            let failure = try #require(await big.failure)
+            #expect(failure.code == .crashed)
+            #expect(failure.termination == .signaled(SIGKILL))
+            #expect(await pool.echoes(2) == 2)  // and this process is still alive to check
+        }
+    }
+
+    @Test("replacing workers leaks no file descriptors and leaves no processes")
+    func noLeaks() async throws {
+        let before = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count
+        var seen: Set<Int32> = []
+        try await withWorkerPool(configuration: .probe(workers: 2)) { pool in
+            for _ in 0..<8 {
+                seen.formUnion(pool.workers.compactMap(\.processID))
+                #expect(await pool.probe("crash").failureCode == .crashed)
+            }
+            #expect(await pool.echoes(4) == 4)
+            #expect(await eventually { pool.workers.map(\.restarts).reduce(0, +) == 8 })
+            seen.formUnion(pool.workers.compactMap(\.processID))
+        }
+        let after = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count
+        #expect(after <= before + 2)  // other suites may be opening files meanwhile
+        #expect(seen.count >= 2)
+        #expect(seen.allSatisfy { !processExists($0) })
+    }
+}

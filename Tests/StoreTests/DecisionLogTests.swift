@@ -1,0 +1,131 @@
+import Foundation
+import Store
+import Testing
+
+@Suite("Decision log")
+struct DecisionLogTests {
+    static func entry(
+        hours: Double, domain: String?, verdict: DecisionLogEntry.Verdict = .admitted, codes: [String] = []
+    ) -> DecisionLogEntry {
+        DecisionLogEntry(
+            time: Sample.time(hours), channel: .email, sourceDomain: domain, source: "<\(hours)@example>",
+            owner: Sample.owner, contentHash: "sha256:\(hours)", verdict: verdict, codes: codes)
+    }
+
+    @Test func appendAssignsIncreasingIDsAndKeepsEveryField() async throws {
+        try await withStore { store, _ in
+            let written = DecisionLogEntry(
+                time: Sample.time(1), channel: .web, sourceDomain: "Hotel.Example", source: "https://hotel.example/b/1",
+                owner: Sample.owner, contentHash: "sha256:ab12", verdict: .partial,
+                codes: ["markup.missing-property reservationFor.startDate"], flags: ["allow-any-domain"],
+                reservations: [ReservationOutcomeRecord(itemReference: "H1", outcome: .updated(version: 3))])
+            let first = try await store.append(written)
+            let second = try await store.append(Self.entry(hours: 2, domain: nil, verdict: .rejected))
+            let firstID = try #require(first.id)
+            let secondID = try #require(second.id)
+            #expect(secondID > firstID)
+
+            var expected = written
+            expected.id = firstID
+            expected.sourceDomain = "hotel.example"
+            let read = try await store.entries(domain: nil, since: nil, afterID: nil, limit: 10)
+            #expect(read.first == expected)
+            #expect(read.last?.sourceDomain == nil)
+        }
+    }
+
+    @Test func filtersByDomainSinceAndAfterIDNewestLast() async throws {
+        try await withStore { store, _ in
+            var ids: [Int64] = []
+            for hour in 0..<10 {
+                let domain = hour.isMultiple(of: 2) ? "airline.example" : "hotel.example"
+                ids.append(try #require(try await store.append(Self.entry(hours: Double(hour), domain: domain)).id))
+            }
+
+            let airline = try await store.entries(domain: "AIRLINE.example", since: nil, afterID: nil, limit: 100)
+            #expect(airline.compactMap(\.id) == [ids[0], ids[2], ids[4], ids[6], ids[8]])
+
+            let recent = try await store.entries(domain: nil, since: Sample.time(7), afterID: nil, limit: 100)
+            #expect(recent.compactMap(\.id) == [ids[7], ids[8], ids[9]])
+
+            let recentAirline = try await store.entries(
+                domain: "airline.example", since: Sample.time(5), afterID: nil, limit: 100)
+            #expect(recentAirline.compactMap(\.id) == [ids[6], ids[8]])
+
+            // Without afterID: the latest entries, like tail, still newest last.
+            let tail = try await store.entries(domain: nil, since: nil, afterID: nil, limit: 3)
+            #expect(tail.compactMap(\.id) == [ids[7], ids[8], ids[9]])
+
+            // Follow mode pages forward without gaps.
+            let page1 = try await store.entries(domain: nil, since: nil, afterID: ids[2], limit: 3)
+            #expect(page1.compactMap(\.id) == [ids[3], ids[4], ids[5]])
+            let page2 = try await store.entries(domain: nil, since: nil, afterID: page1.last?.id, limit: 3)
+            #expect(page2.compactMap(\.id) == [ids[6], ids[7], ids[8]])
+            let hotelAfter = try await store.entries(domain: "hotel.example", since: nil, afterID: ids[5], limit: 10)
+            #expect(hotelAfter.compactMap(\.id) == [ids[7], ids[9]])
+            #expect(try await store.entries(domain: nil, since: nil, afterID: ids[9], limit: 10).isEmpty)
+        }
+    }
+
+    @Test func ingestAppliesLogsAndUnspoolsTogether() async throws {
+        let clock = TestClock()
+        try await withStore(clock: clock) { store, _ in
+            let spooled = try await store.spool(
+                Data("raw message".utf8), channel: .lmtp, owner: Sample.owner, reasonCode: "dns.temperror",
+                nextAttemptAt: clock.now)
+            _ = try await store.apply(Sample.flight(item: "B9C8-XX816"))
+            let stored = try await store.ingest(
+                [Sample.flight(item: "B9C8-XX815"), Sample.flight(item: "B9C8-XX816", gate: "Z9")],
+                decision: Self.entry(hours: 1, domain: Sample.domain),
+                removingSpooledMessage: spooled.id)
+            #expect(stored.id != nil)
+            #expect(
+                stored.reservations == [
+                    ReservationOutcomeRecord(itemReference: "B9C8-XX815", outcome: .created),
+                    ReservationOutcomeRecord(itemReference: "B9C8-XX816", outcome: .updated(version: 2)),
+                ])
+            #expect(try await store.entries(domain: Sample.domain, since: nil, afterID: nil, limit: 5) == [stored])
+            #expect(try await store.spooledMessage(id: spooled.id) == nil)
+            #expect(try await store.list(owner: Sample.owner).count == 2)
+        }
+    }
+
+    @Test func aFailedIngestLeavesNoTrace() async throws {
+        let clock = TestClock()
+        try await withStore(clock: clock) { store, _ in
+            let spooled = try await store.spool(
+                Data("raw".utf8), channel: .lmtp, owner: Sample.owner, reasonCode: "dns.temperror",
+                nextAttemptAt: clock.now)
+            var invalid = Sample.flight(item: "B9C8-XX816")
+            invalid.kind = ""
+            let code = await storeErrorCode {
+                _ = try await store.ingest(
+                    [Sample.flight(), invalid], decision: Self.entry(hours: 1, domain: Sample.domain),
+                    removingSpooledMessage: spooled.id)
+            }
+            #expect(code == .invalidArgument)
+            #expect(try await store.list(owner: Sample.owner).isEmpty)
+            #expect(try await store.entries(domain: nil, since: nil, afterID: nil, limit: 5).isEmpty)
+            #expect(try await store.spooledMessage(id: spooled.id) != nil)
+        }
+    }
+
+    @Test func outcomesEncodeFlatAndStable() throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let cases: [(LifecycleOutcome, String)] = [
+            (.created, #"{"outcome":"created"}"#),
+            (.updated(version: 2), #"{"outcome":"updated","version":2}"#),
+            (.unchanged, #"{"outcome":"unchanged"}"#),
+            (.stale, #"{"outcome":"stale"}"#),
+            (.cancelled(count: 3), #"{"count":3,"outcome":"cancelled"}"#),
+        ]
+        for (outcome, json) in cases {
+            #expect(String(decoding: try encoder.encode(outcome), as: UTF8.self) == json)
+            #expect(try JSONDecoder().decode(LifecycleOutcome.self, from: Data(json.utf8)) == outcome)
+        }
+        #expect(throws: DecodingError.self) {
+            try JSONDecoder().decode(LifecycleOutcome.self, from: Data(#"{"outcome":"exploded"}"#.utf8))
+        }
+    }
+}

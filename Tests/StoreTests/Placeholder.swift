@@ -1,3 +1,0 @@
-import Testing
-
-@Test func StoreTestsBuilds() { #expect(Bool(true)) }

@@ -1,0 +1,288 @@
+import Foundation
+import Store
+import Testing
+
+@Suite("Reservation lifecycle on SQLite")
+struct ReservationLifecycleTests {
+    @Test func newItemIsCreatedAsVersionOne() async throws {
+        let clock = TestClock()
+        try await withStore(clock: clock) { store, _ in
+            let incoming = Sample.flight(modified: Sample.time(1), flags: ["allow-any-domain"])
+            #expect(try await store.apply(incoming) == .created)
+            let records = try await store.list(owner: Sample.owner)
+            let record = try #require(records.first)
+            #expect(records.count == 1)
+            #expect(record.version == 1)
+            #expect(record.itemReference == "B9C8-XX815")
+            #expect(record.containerReference == "B9C8")
+            #expect(record.status == .confirmed)
+            #expect(record.payload == incoming.payload)
+            #expect(record.modifiedTime == Sample.time(1))
+            #expect(record.flags == ["allow-any-domain"])
+            #expect(record.source == "<m1@airline.example>")
+            #expect(record.createdAt == clock.now)
+            #expect(record.updatedAt == clock.now)
+            #expect(record.cancelledAt == nil)
+            #expect(try await store.reservation(id: record.id) == record)
+        }
+    }
+
+    @Test func sameContentAgainChangesNothing() async throws {
+        let clock = TestClock()
+        try await withStore(clock: clock) { store, _ in
+            _ = try await store.apply(Sample.flight())
+            clock.advance(by: 60)
+            #expect(try await store.apply(Sample.flight(source: "<resent@airline.example>")) == .unchanged)
+            let record = try #require(try await store.list(owner: Sample.owner).first)
+            #expect(record.version == 1)
+            #expect(record.source == "<m1@airline.example>")
+            #expect(record.updatedAt == record.createdAt)
+            #expect(try await store.history(of: record.id).count == 1)
+        }
+    }
+
+    @Test func otherContentUpdatesInPlaceAndKeepsHistory() async throws {
+        let clock = TestClock()
+        try await withStore(clock: clock) { store, _ in
+            _ = try await store.apply(Sample.flight(gate: "A1"))
+            let created = clock.now
+            clock.advance(by: 3600)
+            #expect(
+                try await store.apply(Sample.flight(gate: "B7", source: "<m2@airline.example>")) == .updated(version: 2)
+            )
+            let records = try await store.list(owner: Sample.owner)
+            let record = try #require(records.first)
+            #expect(records.count == 1)
+            #expect(record.version == 2)
+            #expect(record.payload == Sample.flight(gate: "B7").payload)
+            #expect(record.createdAt == created)
+            #expect(record.updatedAt == clock.now)
+
+            let history = try await store.history(of: record.id)
+            #expect(history.map(\.version) == [1, 2])
+            #expect(history[0].payload == Sample.flight(gate: "A1").payload)
+            #expect(history[0].source == "<m1@airline.example>")
+            #expect(history[0].recordedAt == created)
+            #expect(history[1].payload == record.payload)
+            #expect(history[1].source == "<m2@airline.example>")
+        }
+    }
+
+    @Test func cancelledStatusCancelsAndKeepsTheRecord() async throws {
+        let clock = TestClock()
+        try await withStore(clock: clock) { store, _ in
+            _ = try await store.apply(Sample.flight())
+            clock.advance(by: 60)
+            #expect(try await store.apply(Sample.flight(status: .cancelled)) == .cancelled(count: 1))
+            let records = try await store.list(owner: Sample.owner)
+            let record = try #require(records.first)
+            #expect(records.count == 1)
+            #expect(record.status == .cancelled)
+            #expect(record.cancelledAt == clock.now)
+            #expect(record.version == 2)
+            #expect(try await store.history(of: record.id).map(\.status) == [.confirmed, .cancelled])
+
+            // The same cancellation again is idempotent.
+            clock.advance(by: 60)
+            #expect(try await store.apply(Sample.flight(status: .cancelled)) == .unchanged)
+            #expect(try await store.reservation(id: record.id)?.cancelledAt == record.cancelledAt)
+        }
+    }
+
+    @Test func minimalCancellationCancelsEveryItemOfThatReservationOnly() async throws {
+        try await withStore { store, _ in
+            let other = "bob@example.org"
+            let outcomes = try await store.apply([
+                Sample.flight(item: "B9C8-XX815"),
+                Sample.flight(item: "B9C8-XX816"),
+                Sample.flight(item: "B9C8-XX815", owner: other),
+                Sample.flight(item: "B9C8-XX815", domain: "other-airline.example"),
+                Sample.flight(item: "Z1-XX900", container: "Z1"),
+            ])
+            #expect(outcomes == Array(repeating: .created, count: 5))
+
+            #expect(try await store.apply(Sample.minimalCancellation()) == .cancelled(count: 2))
+
+            let mine = try await store.list(owner: Sample.owner)
+            let cancelled = mine.filter { $0.status == .cancelled }
+            #expect(Set(cancelled.map(\.itemReference)) == ["B9C8-XX815", "B9C8-XX816"])
+            #expect(cancelled.allSatisfy { $0.sourceDomain == Sample.domain && $0.version == 2 })
+            // The payload of a cancelled item is kept; the status column is what changed.
+            #expect(cancelled.first { $0.itemReference == "B9C8-XX815" }?.payload == Sample.flight().payload)
+            #expect(
+                mine.filter { $0.status == .confirmed }.map(\.sourceDomain).sorted() == [
+                    "airline.example", "other-airline.example",
+                ])
+            #expect(try await store.list(owner: other).map(\.status) == [.confirmed])
+
+            // Nothing left to cancel: a repeated cancellation changes nothing.
+            #expect(try await store.apply(Sample.minimalCancellation()) == .unchanged)
+        }
+    }
+
+    @Test func olderVersionArrivingLateIsStale() async throws {
+        try await withStore { store, _ in
+            #expect(try await store.apply(Sample.flight(modified: Sample.time(5), gate: "C3")) == .created)
+            #expect(try await store.apply(Sample.flight(modified: Sample.time(2), gate: "A1")) == .stale)
+            let record = try #require(try await store.list(owner: Sample.owner).first)
+            #expect(record.version == 1)
+            #expect(record.payload == Sample.flight(modified: Sample.time(5), gate: "C3").payload)
+            #expect(record.modifiedTime == Sample.time(5))
+            // A late cancellation older than the current version is stale too.
+            #expect(try await store.apply(Sample.flight(status: .cancelled, modified: Sample.time(3))) == .stale)
+            #expect(try await store.apply(Sample.minimalCancellation(modified: Sample.time(3))) == .stale)
+            #expect(try await store.list(owner: Sample.owner).map(\.status) == [.confirmed])
+        }
+    }
+
+    @Test func newerVersionWins() async throws {
+        try await withStore { store, _ in
+            _ = try await store.apply(Sample.flight(modified: Sample.time(2), gate: "A1"))
+            #expect(try await store.apply(Sample.flight(modified: Sample.time(5), gate: "C3")) == .updated(version: 2))
+            let record = try #require(try await store.list(owner: Sample.owner).first)
+            #expect(record.modifiedTime == Sample.time(5))
+            #expect(record.payload == Sample.flight(gate: "C3").payload)
+        }
+    }
+
+    @Test func versionsWithoutModifiedTimeApplyInArrivalOrder() async throws {
+        try await withStore { store, _ in
+            _ = try await store.apply(Sample.flight(modified: Sample.time(5), gate: "A1"))
+            #expect(try await store.apply(Sample.flight(modified: nil, gate: "B2")) == .updated(version: 2))
+            #expect(try await store.apply(Sample.flight(modified: Sample.time(1), gate: "C3")) == .updated(version: 3))
+        }
+    }
+
+    @Test func cancellationArrivingFirstBeatsAConfirmationThatIsNotNewer() async throws {
+        try await withStore { store, _ in
+            #expect(
+                try await store.apply(Sample.flight(status: .cancelled, modified: Sample.time(5)))
+                    == .cancelled(count: 0))
+            #expect(try await store.apply(Sample.flight(modified: nil)) == .stale)
+            #expect(try await store.apply(Sample.flight(modified: Sample.time(5))) == .stale)
+            #expect(try await store.list(owner: Sample.owner).map(\.status) == [.cancelled])
+
+            // A provably newer confirmation reinstates it.
+            #expect(try await store.apply(Sample.flight(modified: Sample.time(6))) == .updated(version: 2))
+            let record = try #require(try await store.list(owner: Sample.owner).first)
+            #expect(record.status == .confirmed)
+            #expect(record.cancelledAt == nil)
+        }
+    }
+
+    @Test func minimalCancellationArrivingFirstIsKeptAndMakesOlderItemsStale() async throws {
+        try await withStore { store, _ in
+            #expect(try await store.apply(Sample.minimalCancellation(modified: Sample.time(5))) == .cancelled(count: 0))
+            let tombstone = try #require(try await store.list(owner: Sample.owner).first)
+            #expect(tombstone.isMinimalCancellation)
+            #expect(tombstone.status == .cancelled)
+
+            #expect(try await store.apply(Sample.flight(item: "B9C8-XX815", modified: Sample.time(4))) == .stale)
+            #expect(try await store.apply(Sample.flight(item: "B9C8-XX815", modified: nil)) == .stale)
+            // Another reservation of the same owner and domain is not affected.
+            #expect(try await store.apply(Sample.flight(item: "Z1-XX900", container: "Z1")) == .created)
+            // A rebooking after the cancellation is a new item.
+            #expect(try await store.apply(Sample.flight(item: "B9C8-XX815", modified: Sample.time(6))) == .created)
+            #expect(try await store.list(owner: Sample.owner).count == 3)
+        }
+    }
+
+    @Test func lookupByContainerWithAndWithoutItemReferences() async throws {
+        try await withStore { store, _ in
+            _ = try await store.apply([
+                Sample.flight(item: "B9C8-XX816"),
+                Sample.flight(item: "B9C8-XX815"),
+                Sample.flight(item: "B9C8-XX815", domain: "other-airline.example"),
+                Sample.flight(item: "Z1-XX900", container: "Z1"),
+                Sample.flight(item: "B9C8-XX815", owner: "bob@example.org"),
+            ])
+            let all = try await store.lookup(containerReference: "B9C8", owner: Sample.owner)
+            #expect(all.map(\.itemReference) == ["B9C8-XX815", "B9C8-XX815", "B9C8-XX816"])
+            #expect(all.allSatisfy { $0.owner == Sample.owner })
+
+            let one = try await store.lookup(
+                containerReference: "B9C8", itemReferences: ["B9C8-XX816", "missing"], owner: Sample.owner)
+            #expect(one.map(\.itemReference) == ["B9C8-XX816"])
+
+            let fromDomain = try await store.lookup(
+                containerReference: "B9C8", itemReferences: ["B9C8-XX815"], owner: Sample.owner,
+                sourceDomain: "Other-Airline.Example.")
+            #expect(fromDomain.map(\.sourceDomain) == ["other-airline.example"])
+
+            #expect(try await store.lookup(containerReference: "B9C8", owner: "carol@example.org").isEmpty)
+            #expect(try await store.lookup(containerReference: "NOPE", owner: Sample.owner).isEmpty)
+        }
+    }
+
+    @Test func sourceDomainIsComparedLowercaseWithoutTrailingDot() async throws {
+        try await withStore { store, _ in
+            _ = try await store.apply(Sample.flight(domain: "Airline.Example."))
+            #expect(try await store.apply(Sample.flight(domain: "airline.example")) == .unchanged)
+            #expect(try await store.list(owner: Sample.owner).map(\.sourceDomain) == ["airline.example"])
+        }
+    }
+
+    @Test func batchAppliesInOrderInOneTransaction() async throws {
+        try await withStore { store, _ in
+            let outcomes = try await store.apply([
+                Sample.flight(gate: "A1"), Sample.flight(gate: "A1"), Sample.flight(gate: "B2"),
+                Sample.flight(status: .cancelled),
+            ])
+            #expect(outcomes == [.created, .unchanged, .updated(version: 2), .cancelled(count: 1)])
+
+            // One invalid item rolls the whole batch back.
+            var invalid = Sample.flight(item: "B9C8-XX817")
+            invalid.owner = ""
+            let code = await storeErrorCode {
+                _ = try await store.apply([Sample.flight(item: "B9C8-XX816"), invalid])
+            }
+            #expect(code == .invalidArgument)
+            #expect(try await store.list(owner: Sample.owner).count == 1)
+        }
+    }
+
+    @Test func oversizedInputIsRefused() async throws {
+        var configuration = fastConfiguration
+        configuration.limits.maximumPayloadBytes = 64
+        configuration.limits.maximumFieldBytes = 32
+        configuration.limits.maximumBatchCount = 2
+        try await withStore(configuration: configuration) { store, _ in
+            var large = Sample.flight()
+            large.payload = Data(repeating: UInt8(ascii: "x"), count: 65)
+            #expect(await storeErrorCode { _ = try await store.apply(large) } == .invalidArgument)
+            #expect(
+                await storeErrorCode {
+                    _ = try await store.apply(Sample.flight(item: String(repeating: "x", count: 33)))
+                } == .invalidArgument)
+            #expect(
+                await storeErrorCode { _ = try await store.apply([Sample.flight(), Sample.flight(), Sample.flight()]) }
+                    == .invalidArgument)
+            let records = try await store.list(owner: Sample.owner)
+            #expect(records.isEmpty)
+        }
+    }
+
+    @Test func historyOfAnUnknownRecordIsEmpty() async throws {
+        try await withStore { store, _ throws in
+            #expect(try await store.history(of: 42).isEmpty)
+            #expect(try await store.reservation(id: 42) == nil)
+        }
+    }
+
+    @Test func historyKeepsEveryVersionInOrder() async throws {
+        let clock = TestClock()
+        try await withStore(clock: clock) { store, _ in
+            for (index, gate) in ["A1", "A2", "A3", "A4"].enumerated() {
+                clock.advance(by: 60)
+                _ = try await store.apply(
+                    Sample.flight(gate: gate, flags: index == 2 ? ["allow-unverified-sources"] : []))
+            }
+            let record = try #require(try await store.list(owner: Sample.owner).first)
+            let history = try await store.history(of: record.id)
+            #expect(history.map(\.version) == [1, 2, 3, 4])
+            #expect(history.map(\.payload) == ["A1", "A2", "A3", "A4"].map { Sample.flight(gate: $0).payload })
+            #expect(history.map(\.flags) == [[], [], ["allow-unverified-sources"], []])
+            #expect(history.map(\.recordedAt) == (1...4).map { Sample.time(0).addingTimeInterval(Double($0) * 60) })
+        }
+    }
+}
