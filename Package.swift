@@ -142,5 +142,6 @@ if Context.environment["GATEWAY_FUZZ"] == "1" {
         .target(name: "FuzzSupport", dependencies: ["CLibFuzzer"], path: "Fuzz/Sources/FuzzSupport", swiftSettings: strictSettings),
         fuzzTarget("fuzz-mime", ["MailMessage"]),
         fuzzTarget("fuzz-dkim-tags", ["DKIM", "DNS", "MailMessage"]),
+        fuzzTarget("fuzz-markup", ["Markup"]),
     ]
 }
