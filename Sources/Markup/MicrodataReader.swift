@@ -21,7 +21,8 @@
 /// An item that is (through `itemref`) a property of itself is left out with a warning where the
 /// cycle closes, as the standard's JSON conversion does with its "ERROR" string. Bounds: items nest
 /// at most `maxItemDepth` deep; every element visited while crawling costs one step of
-/// `maxMicrodataSteps`; every item counts against `maxItems`/`maxNodes`.
+/// `maxMicrodataSteps`; every item counts against `maxItems`/`maxNodes`, once per property name it
+/// is the value of.
 struct MicrodataReader {
     private let document: HTMLDocument
     private var state: ExtractionState
@@ -89,8 +90,16 @@ struct MicrodataReader {
             guard !names.isEmpty else { continue }
             path.append("." + names[0])
             defer { path.removeLast() }
+            let nodesBefore = state.nodes
             guard let value = value(of: property) else { continue }
-            for name in names {
+            // An item under several names is written out once per name, so each copy counts against
+            // maxNodes: otherwise `itemprop="a b"` at each of k nesting levels makes 2^k nodes.
+            let nodesInValue = state.nodes - nodesBefore
+            for (number, name) in names.enumerated() {
+                if number > 0 && nodesInValue > 0 {
+                    let here = currentPath
+                    guard state.admitNodes(nodesInValue, path: here) else { break }
+                }
                 if let position = positions[name] {
                     node.properties[position].values.append(value)
                 } else {

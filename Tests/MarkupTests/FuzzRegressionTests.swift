@@ -52,6 +52,39 @@ struct FuzzRegressionTests {
         #expect(graph.nodes.map(\.types) == [["http://schema.org/TrainReservation"]])
     }
 
+    /// Nodes in the graph as written out (each copy counted), stopping once past `limit`.
+    private func nodeCount(_ graph: MarkupGraph, upTo limit: Int) -> Int {
+        var count = 0
+        var stack = graph.nodes
+        while let node = stack.popLast(), count <= limit {
+            count += 1
+            stack += node.properties.flatMap(\.values).compactMap(\.node)
+        }
+        return count
+    }
+
+    /// fuzz-markup crash: a mangled boat reservation whose nested item is the value of two property
+    /// names; each name holds a copy, but only one was counted against `maxNodes`.
+    @Test func fuzzedItemUnderSeveralNamesKeepsTheNodeLimit() throws {
+        let html = try MarkupTestSupport.fixture("fuzz/node-limit.html")
+        let graph = MarkupExtractor(configuration: Self.tight).extract(html: html, encoding: "windows-1252")
+        #expect(nodeCount(graph, upTo: 32) <= 32)
+        #expect(graph.codes.contains("markup.too-many-items"))
+    }
+
+    /// `itemprop="a b"` on each of 40 nested items: 2^40 nodes written out before the copies counted.
+    @Test func namesThatDoubleEachLevelStopAtTheNodeLimit() {
+        var html = #"<div itemscope itemtype="https://schema.org/Thing">"#
+        for _ in 0..<40 { html += #"<div itemprop="a b" itemscope><span itemprop="n">x</span>"# }
+        let graph = MarkupExtractor().extract(html: Array(html.utf8))
+        let limit = MarkupExtractor.Configuration().maxNodes
+        #expect(nodeCount(graph, upTo: limit) <= limit)
+        #expect(graph.codes == ["markup.too-many-items"])
+        // The inner levels fill the budget first; the outermost copy, under "b", is what is left out.
+        #expect(graph.nodes.first?.node("a")?.text("n") == "x")
+        #expect(graph.nodes.first?.node("b") == nil)
+    }
+
     @Test func longPropertyNameIsLeftOutAndTheOthersKept() {
         var configuration = MarkupExtractor.Configuration()
         configuration.maxStringLength = 64
