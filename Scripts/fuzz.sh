@@ -65,7 +65,10 @@ for target in "${TARGETS[@]}"; do
             "$SCRATCH/$target.log" || true
         echo "== $target: no crash"
     else
-        tail -n 60 "$SCRATCH/$target.log"
+        # The crash report, from the sanitizer's or libFuzzer's first line; in release builds a failed
+        # precondition prints no message, so the stack's first frame in our sources says which.
+        sed -n '/^==[0-9]*==\( ERROR\|ERROR\)/,$p' "$SCRATCH/$target.log" | head -n 40
+        grep -m 3 -E 'Fatal error|Test unit written' "$SCRATCH/$target.log" || true
         echo "== $target: FAILED; input(s) in $crashes/, full log in $SCRATCH/$target.log" >&2
         echo "   reproduce: SWIFT_BACKTRACE=enable=no $binary $crashes/<file>" >&2
         failed+=("$target")
