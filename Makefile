@@ -6,7 +6,7 @@ DEB_PACKAGES := pkg-config libssl-dev openssl libxml2-dev libsqlite3-dev libsecc
 	python3 python3-dkim python3-extruct python3-icalendar nginx-light
 GATEWAY := .build/debug/gateway
 
-.PHONY: deps build test run bench certs clean
+.PHONY: deps build test run bench certs fuzz clean
 
 # Installs what is missing; a policy-rc.d keeps Debian from starting the services it installs
 # (nginx): the tests start and stop their own servers.
@@ -48,5 +48,12 @@ bench: deps
 certs:
 	$(MAKE) -C certs
 
+# libFuzzer targets (Fuzz/README.md), FUZZ_SECONDS each (default 60); crashes go to .build-fuzz/crashes/.
+# Not part of `make test`. `make fuzz FUZZ_TARGETS=fuzz-mime` runs only the named targets.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?=
+fuzz: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) SWIFT=$(SWIFT) Scripts/fuzz.sh $(FUZZ_TARGETS)
+
 clean:
-	rm -rf .build
+	rm -rf .build .build-fuzz

@@ -151,3 +151,21 @@ let package = Package(
         ),
     ]
 )
+
+// `make fuzz` (Scripts/fuzz.sh, Fuzz/README.md): libFuzzer targets, declared only when GATEWAY_FUZZ=1
+// so that the normal build never compiles them. The script builds them into .build-fuzz with
+// `-sanitize=fuzzer,address -parse-as-library`.
+if Context.environment["GATEWAY_FUZZ"] == "1" {
+    func fuzzTarget(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
+        .executableTarget(
+            name: name, dependencies: ["FuzzSupport"] + dependencies, path: "Fuzz/Sources/\(name)",
+            swiftSettings: strictSettings)
+    }
+    package.targets += [
+        .systemLibrary(name: "CLibFuzzer", path: "Fuzz/Sources/CLibFuzzer"),
+        .target(name: "FuzzSupport", dependencies: ["CLibFuzzer"], path: "Fuzz/Sources/FuzzSupport", swiftSettings: strictSettings),
+        fuzzTarget("fuzz-mime", ["MailMessage"]),
+        fuzzTarget("fuzz-dkim-tags", ["DKIM", "DNS", "MailMessage"]),
+        fuzzTarget("fuzz-markup", ["Markup"]),
+    ]
+}

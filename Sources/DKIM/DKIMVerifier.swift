@@ -209,21 +209,21 @@ static func headerHashInput(
 ) -> [UInt8] {
     var input: [UInt8] = []
     input.reserveCapacity(1024)
-    var used: [String: Int] = [:]
     let fields = message.headerFields
+    // The fields of each signed name, bottom first, found in one pass: searching the header once per
+    // h= entry took minutes for a signature listing 100,000 names over a header of 100,000 fields.
+    let wanted = Set(signedHeaders)
+    var candidates: [String: [Int]] = [:]
+    for index in fields.indices.reversed() where wanted.contains(fields[index].lowercasedName) {
+        candidates[fields[index].lowercasedName, default: []].append(index)
+    }
+    var used: [String: Int] = [:]
     for name in signedHeaders {
         let skip = used[name, default: 0]
         used[name] = skip + 1
-        var seen = 0
-        var chosen: HeaderField? = nil
-        for field in fields.reversed() where field.lowercasedName == name {
-            if seen == skip {
-                chosen = field
-                break
-            }
-            seen += 1
+        if let indices = candidates[name], skip < indices.count {
+            input += Canonicalization.header(fields[indices[skip]].raw, canonicalization)
         }
-        if let chosen { input += Canonicalization.header(chosen.raw, canonicalization) }
     }
     // The signature field itself, b= value removed, without its final CRLF.
     let raw = signatureField.rawWithoutTrailingCRLF

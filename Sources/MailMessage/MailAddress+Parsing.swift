@@ -43,6 +43,9 @@ struct AddressListParser {
 
     let tokens: [Token]
     var index = 0
+    /// The first `:` or `>` at or after some earlier `index`, and whether it was the `:`; still the
+    /// first one at or after `index` while `index` has not passed it (`index` never moves back).
+    private var routeLookahead: (position: Int, isColon: Bool)? = nil
 
     init(tokens: [Token]) { self.tokens = tokens }
 
@@ -179,15 +182,20 @@ struct AddressListParser {
 
     /// True while a `<` opened at `start` holds a route whose ':' is still ahead: commas inside it
     /// (`<@a,@b:x@y>`) are not list separators.
-    private func isInRoute(from start: Int) -> Bool {
+    ///
+    /// The look-ahead is remembered, so a field of many commas with no `:` or `>` after them
+    /// (`<@,<@,<@,…`) is scanned once, not once per comma.
+    private mutating func isInRoute(from start: Int) -> Bool {
         guard start < tokens.count, isSpecial(tokens[start], UInt8(ascii: "@")) else { return false }
+        if let lookahead = routeLookahead, lookahead.position >= index { return lookahead.isColon }
         var cursor = index
         while cursor < tokens.count {
-            if isSpecial(tokens[cursor], .colon) { return true }
-            if isSpecial(tokens[cursor], UInt8(ascii: ">")) { return false }
+            if isSpecial(tokens[cursor], .colon) || isSpecial(tokens[cursor], UInt8(ascii: ">")) { break }
             cursor += 1
         }
-        return false
+        let isColon = cursor < tokens.count && isSpecial(tokens[cursor], .colon)
+        routeLookahead = (cursor, isColon)
+        return isColon
     }
 
     private func addrSpec(local: ArraySlice<Token>, domain: ArraySlice<Token>, displayName phrase: ArraySlice<Token>?)

@@ -64,8 +64,14 @@ struct ExtractionState {
 
     /// Counts a node, nested or not; false, with one error reported, once `maxNodes` is reached.
     mutating func admitNode(path: @autoclosure () -> String) -> Bool {
+        admitNodes(1, path: path())
+    }
+
+    /// Counts `count` nodes at once (the copies of an item that is the value of several Microdata
+    /// property names); false, with one error reported, when they do not all fit under `maxNodes`.
+    mutating func admitNodes(_ count: Int, path: @autoclosure () -> String) -> Bool {
         guard !isFull else { return false }
-        guard nodes < configuration.maxNodes else {
+        guard count <= configuration.maxNodes - nodes else {
             isFull = true
             error(
                 .tooManyItems, path: path(),
@@ -73,7 +79,7 @@ struct ExtractionState {
             )
             return false
         }
-        nodes += 1
+        nodes += count
         return true
     }
 }

@@ -6,7 +6,8 @@
 ///   names (by ID, the first in tree order), skipping elements already crawled (the cycle guard),
 ///   not descending into elements with `itemscope`, collecting elements with property names; then
 ///   sort them in tree order.
-/// - Property names are the `itemprop` tokens, split on ASCII whitespace, duplicates removed.
+/// - Property names are the `itemprop` tokens, split on ASCII whitespace, duplicates removed; one
+///   longer than `maxStringLength` is left out (`markup.string-too-long`).
 /// - Property values (§5.2.4): an element with `itemscope` is a nested item; `meta` → `content`;
 ///   `audio embed iframe img source track video` → `src`; `a area link` → `href`; `object` → `data`;
 ///   `data meter` → `value`; `time` → `datetime` if present, else its child text content; any other
@@ -20,7 +21,8 @@
 /// An item that is (through `itemref`) a property of itself is left out with a warning where the
 /// cycle closes, as the standard's JSON conversion does with its "ERROR" string. Bounds: items nest
 /// at most `maxItemDepth` deep; every element visited while crawling costs one step of
-/// `maxMicrodataSteps`; every item counts against `maxItems`/`maxNodes`.
+/// `maxMicrodataSteps`; every item counts against `maxItems`/`maxNodes`, once per property name it
+/// is the value of.
 struct MicrodataReader {
     private let document: HTMLDocument
     private var state: ExtractionState
@@ -79,14 +81,32 @@ struct MicrodataReader {
         if let itemid = document.attribute(index, .itemid) {
             node.id = normalized(itemid)
         }
+        // Name → index in `node.properties`: `SchemaNode.append`'s linear search is quadratic in an
+        // item with many property names (300,000 took minutes).
+        var positions: [String: Int] = [:]
         for property in properties(of: index) {
             guard let itemprop = document.attribute(property, .itemprop) else { continue }
-            let names = tokens(itemprop)
+            let names = propertyNames(itemprop)
             guard !names.isEmpty else { continue }
             path.append("." + names[0])
             defer { path.removeLast() }
+            let nodesBefore = state.nodes
             guard let value = value(of: property) else { continue }
-            for name in names { node.append(value, for: name) }
+            // An item under several names is written out once per name, so each copy counts against
+            // maxNodes: otherwise `itemprop="a b"` at each of k nesting levels makes 2^k nodes.
+            let nodesInValue = state.nodes - nodesBefore
+            for (number, name) in names.enumerated() {
+                if number > 0 && nodesInValue > 0 {
+                    let here = currentPath
+                    guard state.admitNodes(nodesInValue, path: here) else { break }
+                }
+                if let position = positions[name] {
+                    node.properties[position].values.append(value)
+                } else {
+                    positions[name] = node.properties.count
+                    node.properties.append(SchemaProperty(name: name, values: [value]))
+                }
+            }
             if state.isFull || stepsExhausted { break }
         }
         return node
@@ -204,9 +224,10 @@ struct MicrodataReader {
 
     // MARK: Text
 
-    /// The unique tokens of an attribute value split on ASCII whitespace.
+    /// The unique tokens of an attribute value split on ASCII whitespace, in order.
     private func tokens(_ value: ArraySlice<UInt8>) -> [String] {
         var result: [String] = []
+        var seen = Set<String>()  // a linear search per token is quadratic in a long attribute value
         var index = value.startIndex
         while index < value.endIndex {
             while index < value.endIndex, value[index].isASCIIWhitespace { index += 1 }
@@ -214,10 +235,26 @@ struct MicrodataReader {
             while index < value.endIndex, !value[index].isASCIIWhitespace { index += 1 }
             if index > start {
                 let token = String(decoding: value[start..<index], as: UTF8.self)
-                if !result.contains(token) { result.append(token) }
+                if seen.insert(token).inserted { result.append(token) }
             }
         }
         return result
+    }
+
+    /// The property names of an `itemprop` value: its tokens, less those longer than
+    /// `maxStringLength`, which are left out with `markup.string-too-long` as long text values are.
+    private mutating func propertyNames(_ itemprop: ArraySlice<UInt8>) -> [String] {
+        let limit = state.configuration.maxStringLength
+        var names = tokens(itemprop)
+        names.removeAll { name in
+            let count = name.utf8.count
+            guard count > limit else { return false }
+            state.error(
+                .stringTooLong, path: currentPath,
+                "a property name has \(count) bytes, more than the limit of \(limit); it was left out")
+            return true
+        }
+        return names
     }
 
     /// Trims ASCII whitespace and collapses each run of it inside to one space.
