@@ -14,12 +14,19 @@ struct StateOptions: ParsableArguments {
     @Option(help: ArgumentHelp("development, production, test, or a path to a policy .yaml file.", valueName: "NAME|PATH"))
     var policy = "development"
 
-    /// Where named policies are looked for: ./policies, the repository's (next to the build folder),
-    /// then /etc/gateway/policies.
+    /// Where named policies are looked for: ./policies, the repository's (the one whose `.build`
+    /// holds this executable, at `.build/<triple>/<configuration>/gateway`), then /etc/gateway/policies.
     static var policySearchPaths: [String] {
-        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        let repository = executable.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        return ["policies", repository.appendingPathComponent("policies").path, "/etc/gateway/policies"]
+        var paths = ["policies"]
+        var directory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        for _ in 0..<3 where directory.path != "/" {
+            if directory.lastPathComponent == ".build" {
+                paths.append(directory.deletingLastPathComponent().appendingPathComponent("policies").path)
+                break
+            }
+            directory.deleteLastPathComponent()
+        }
+        return paths + ["/etc/gateway/policies"]
     }
 
     func loadPolicy() throws(CommandFailure) -> Policy {
