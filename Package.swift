@@ -145,8 +145,9 @@ let package = Package(
         ),
         .testTarget(
             name: "GatewayIntegrationTests",
-            dependencies: ["DKIM", "DNS", "MailMessage", "Markup", "Reservations", "TestSupport"],
+            dependencies: ["DKIM", "DNS", "MailMessage", "Markup", "Reservations", "Sandbox", "TestSupport"],
             exclude: ["Scripts"],
+            resources: [.copy("Fixtures")],
             swiftSettings: strictSettings
         ),
     ]
