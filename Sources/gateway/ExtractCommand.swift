@@ -32,8 +32,10 @@ struct ExtractCommand: AsyncParsableCommand {
     @Flag(help: "Print one JSON object: {\"reservations\": [...], \"diagnostics\": [...]}.")
     var json = false
 
-    @Option(help: ArgumentHelp(
-        "development, production, test, or a path to a policy .yaml file (sandbox and limits).", valueName: "NAME|PATH"))
+    @Option(
+        help: ArgumentHelp(
+            "development, production, test, or a path to a policy .yaml file (sandbox and limits).",
+            valueName: "NAME|PATH"))
     var policy = "development"
 
     func run() async throws {
@@ -87,11 +89,13 @@ struct ExtractCommand: AsyncParsableCommand {
         Terminal.line("\(file) (\(kind)): \(resolutions.count) \(noun), \(admissible) admissible")
         if !resolutions.isEmpty {
             let width = max(1, String(resolutions.count).count)
-            Terminal.line("  " + "#".padding(toLength: width, withPad: " ", startingAt: 0) + "  ADMISSIBLE  RESERVATION")
+            Terminal.line(
+                "  " + "#".padding(toLength: width, withPad: " ", startingAt: 0) + "  ADMISSIBLE  RESERVATION")
             for (index, resolution) in resolutions.enumerated() {
                 let number = String(index + 1)
                 let row = String(repeating: " ", count: width - number.count) + number
-                Terminal.line("  \(row)  \((resolution.admissible ? "yes" : "no").padding(toLength: 10, withPad: " ", startingAt: 0))  \(resolution.summary)")
+                let verdict = (resolution.admissible ? "yes" : "no").padding(toLength: 10, withPad: " ", startingAt: 0)
+                Terminal.line("  \(row)  \(verdict)  \(resolution.summary)")
                 let indent = String(repeating: " ", count: width + 16)
                 for diagnostic in resolution.diagnostics.sorted(by: { $0.severity > $1.severity }) {
                     Terminal.line(indent + diagnostic.description)

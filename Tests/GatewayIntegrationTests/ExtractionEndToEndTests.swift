@@ -22,9 +22,11 @@ struct ExtractionEndToEndTests {
 
         /// Every diagnostic code, the document's and the reservations'.
         var codes: Set<String> {
-            Set(diagnostics.map(\.code.rawValue) + reservations.flatMap { reservation in
-                (reservation["diagnostics"]?.array ?? []).compactMap { $0["code"]?.string }
-            })
+            Set(
+                diagnostics.map(\.code.rawValue)
+                    + reservations.flatMap { reservation in
+                        (reservation["diagnostics"]?.array ?? []).compactMap { $0["code"]?.string }
+                    })
         }
     }
 
@@ -59,7 +61,9 @@ struct ExtractionEndToEndTests {
     }
 
     /// The same extraction in this process: the handler the worker runs, then the resolver.
-    static func inProcess(_ bytes: [UInt8], kind: DocumentKind = .email) -> (graph: MarkupGraph, document: ResolvedDocument) {
+    static func inProcess(
+        _ bytes: [UInt8], kind: DocumentKind = .email
+    ) -> (graph: MarkupGraph, document: ResolvedDocument) {
         let graph = DocumentExtraction().extract(ExtractionRequest(id: 1, kind: kind, document: bytes))
         return (graph, ReservationResolver().resolveDocument(graph))
     }
@@ -70,7 +74,9 @@ struct ExtractionEndToEndTests {
         let url = fixture(name)
         let extraction = try await extract(url.path)
         let (graph, document) = inProcess([UInt8](try Data(contentsOf: url)))
-        #expect(extraction.reservations == document.resolutions.map(\.jsonObject), "sandboxed and in-process answers differ")
+        #expect(
+            extraction.reservations == document.resolutions.map(\.jsonObject), "sandboxed and in-process answers differ"
+        )
         #expect(extraction.diagnostics == graph.diagnostics + document.diagnostics)
         #expect(extraction.status == (document.resolutions.contains(where: \.admissible) ? 0 : 1))
         return (extraction, document.resolutions)
@@ -118,7 +124,8 @@ struct ExtractionEndToEndTests {
         KindCase(
             fixture: "lodging-jsonld.eml", kind: .lodging, syntax: .jsonLD, reservationId: "HC-552019",
             values: [
-                "reservationFor.name": "Hôtel du Château", "reservationFor.address.addressRegion": "Auvergne-Rhône-Alpes",
+                "reservationFor.name": "Hôtel du Château",
+                "reservationFor.address.addressRegion": "Auvergne-Rhône-Alpes",
                 "checkinTime": "2027-10-08T15:00:00+02:00", "checkoutTime": "2027-10-10T11:00:00+02:00",
                 "reservationFor.@type": "LodgingBusiness",
             ]),
@@ -132,7 +139,8 @@ struct ExtractionEndToEndTests {
             fixture: "rentalcar-jsonld.eml", kind: .rentalCar, syntax: .jsonLD, reservationId: "9981-2231-CH",
             values: [
                 "pickupLocation.name": "Zürich Flughafen", "provider.name": "Sixt",
-                "dropoffLocation.address.streetAddress": "Route de l’Aéroport 21", "dropoffTime": "2027-08-10T18:00:00+02:00",
+                "dropoffLocation.address.streetAddress": "Route de l’Aéroport 21",
+                "dropoffTime": "2027-08-10T18:00:00+02:00",
             ]),
         KindCase(
             fixture: "rentalcar-microdata.eml", kind: .rentalCar, syntax: .microdata, reservationId: "H-546323",
@@ -144,7 +152,8 @@ struct ExtractionEndToEndTests {
             fixture: "train-jsonld.eml", kind: .train, syntax: .jsonLD, reservationId: "DB7Y3K",
             values: [
                 "reservationFor.departureStation.name": "München Hbf", "reservationFor.trainNumber": "ICE 597",
-                "reservationFor.provider.name": "Deutsche Bahn", "reservationFor.arrivalTime": "2027-05-04T14:32:00+02:00",
+                "reservationFor.provider.name": "Deutsche Bahn",
+                "reservationFor.arrivalTime": "2027-05-04T14:32:00+02:00",
             ]),
         KindCase(
             fixture: "train-microdata.eml", kind: .train, syntax: .microdata, reservationId: "QXPZ4K",
@@ -187,7 +196,8 @@ struct ExtractionEndToEndTests {
         KindCase(
             fixture: "event-microdata.eml", kind: .event, syntax: .microdata, reservationId: "CH-10298",
             values: [
-                "reservationFor.name": "Les Misérables – Première", "reservationFor.location.name": "Théâtre du Châtelet",
+                "reservationFor.name": "Les Misérables – Première",
+                "reservationFor.location.name": "Théâtre du Châtelet",
                 "reservationFor.startDate": "2027-02-19T19:30:00+01:00",
             ]),
     ]
@@ -281,10 +291,12 @@ struct ExtractionEndToEndTests {
         #expect(reservation[path: "reservationFor.departureStation.name"] == "Köln Hbf")
     }
 
-    @Test("Minimal cancellations: a reservation number and a cancelled status", arguments: [
-        ("cancellation-jsonld.eml", "RXJ34P", Reservation.Kind.flight),
-        ("cancellation-microdata.eml", "HC-552019", Reservation.Kind.lodging),
-    ])
+    @Test(
+        "Minimal cancellations: a reservation number and a cancelled status",
+        arguments: [
+            ("cancellation-jsonld.eml", "RXJ34P", Reservation.Kind.flight),
+            ("cancellation-microdata.eml", "HC-552019", Reservation.Kind.lodging),
+        ])
     func minimalCancellation(fixture: String, reservationId: String, kind: Reservation.Kind) async throws {
         let (extraction, resolutions) = try await Self.both(fixture)
         #expect(extraction.status == 0)
@@ -365,18 +377,21 @@ struct ExtractionEndToEndTests {
 
     @Test("A JSON-LD document on its own is read as JSON-LD")
     func bareJSONLD() async throws {
-        let json = #"{"@context": "https://schema.org", "@type": "FlightReservation", "reservationId": "RXJ34P", "reservationStatus": "https://schema.org/ReservationCancelled"}"#
+        let json =
+            #"{"@context": "https://schema.org", "@type": "FlightReservation", "reservationId": "RXJ34P", "reservationStatus": "https://schema.org/ReservationCancelled"}"#
         let extraction = try await Self.extract("-", input: Array(("\n  " + json).utf8))
         #expect(extraction.status == 0)
         #expect(extraction.reservations.map { $0["reservationId"] } == [.string("RXJ34P")])
     }
 
-    @Test("Usage errors exit with status 2", arguments: [
-        "Dear guest,\nyour table is booked.\n",  // plain text
-        "Note: the booking\nis confirmed\n\n<p>hi</p>",  // a colon line, then prose: not a header section
-        " Subject: indented\n\n",  // a continuation line with no field above it
-        "",
-    ])
+    @Test(
+        "Usage errors exit with status 2",
+        arguments: [
+            "Dear guest,\nyour table is booked.\n",  // plain text
+            "Note: the booking\nis confirmed\n\n<p>hi</p>",  // a colon line, then prose: not a header section
+            " Subject: indented\n\n",  // a continuation line with no field above it
+            "",
+        ])
     func notAMessageNorHTML(text: String) async throws {
         let result = try await Self.runGateway(["--json", "-"], input: Array(text.utf8))
         #expect(result.status == 2, "\(result.error)")
@@ -409,7 +424,8 @@ struct ExtractionEndToEndTests {
         let refused = try await Self.runGateway([Self.fixture("flight-local-times-unknown-airport.eml").path])
         #expect(refused.status == 1)
         #expect(refused.text.contains("1 reservation, 0 admissible"))
-        #expect(refused.text.contains("error markup.missing-time-zone at reservationFor.departureTime"), "\(refused.text)")
+        #expect(
+            refused.text.contains("error markup.missing-time-zone at reservationFor.departureTime"), "\(refused.text)")
     }
 
     @Test("The sandbox is used: a policy with it off gives the same answer in-process")
@@ -520,7 +536,8 @@ extension CorpusComparison {
             let (departure, arrival) =
                 kind == .train
                 ? ("departureStation", "arrivalStation")
-                : kind == .bus ? ("departureBusStop", "arrivalBusStop") : ("departureBoatTerminal", "arrivalBoatTerminal")
+                : kind == .bus
+                    ? ("departureBusStop", "arrivalBusStop") : ("departureBoatTerminal", "arrivalBoatTerminal")
             flat["departureStation"] = text("reservationFor.\(departure).name")
             flat["arrivalStation"] = text("reservationFor.\(arrival).name")
             flat["departureTime"] = text("reservationFor.departureTime")
