@@ -91,7 +91,7 @@ let package = Package(
         // `make bench`: throughput on generated corpora, beside the same run's baselines.
         .executableTarget(
             name: "gateway-bench",
-            dependencies: ["DKIM", "DNS", "MailMessage"],
+            dependencies: ["DKIM", "DNS", "MailMessage", "Markup", "Reservations", "Sandbox"],
             path: "Benchmarks/gateway-bench",
             swiftSettings: strictSettings
         ),
@@ -145,8 +145,9 @@ let package = Package(
         ),
         .testTarget(
             name: "GatewayIntegrationTests",
-            dependencies: ["DKIM", "DNS", "MailMessage", "Markup", "Reservations", "TestSupport"],
+            dependencies: ["DKIM", "DNS", "MailMessage", "Markup", "Reservations", "Sandbox", "TestSupport"],
             exclude: ["Scripts"],
+            resources: [.copy("Fixtures")],
             swiftSettings: strictSettings
         ),
     ]

@@ -15,6 +15,7 @@ let suites = Set(arguments.filter { !$0.hasPrefix("--") && Int($0) == nil })
 if suites.isEmpty || suites.contains("dkim") {
     try await DKIMBenchmark(messageCount: messageCount).run()
 }
+if suites.isEmpty || suites.contains("extract") { try await ExtractionBenchmark(arguments: Array(arguments)).run() }
 
 /// Writes a line at once (unbuffered), so progress shows when the output goes to a file or a pipe.
 func report(_ line: String) {

@@ -13,7 +13,7 @@ struct Gateway: AsyncParsableCommand {
             """,
         subcommands: [
             RegisterCommand.self, DomainsCommand.self, FlagsCommand.self, IngestCommand.self, CheckCommand.self,
-            RetryCommand.self, LogCommand.self, ReservationsCommand.self, DKIMCommand.self,
+            RetryCommand.self, LogCommand.self, ReservationsCommand.self, DKIMCommand.self, ExtractCommand.self,
         ]
     )
 

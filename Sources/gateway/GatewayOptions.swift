@@ -14,28 +14,31 @@ struct StateOptions: ParsableArguments {
     @Option(help: ArgumentHelp("development, production, test, or a path to a policy .yaml file.", valueName: "NAME|PATH"))
     var policy = "development"
 
-    /// Where named policies are looked for: ./policies, the repository's (the parent of the `.build`
-    /// folder the executable runs from), then /etc/gateway/policies.
+    /// Where named policies are looked for: ./policies, the repository's (the one whose `.build`
+    /// holds this executable, at `.build/<triple>/<configuration>/gateway`), then /etc/gateway/policies.
     static var policySearchPaths: [String] {
         var paths = ["policies"]
-        // <repository>/.build/<triple>/<configuration>/gateway: /proc/self/exe resolves the
-        // .build/debug symlink, so the depth varies; look for the .build folder itself.
-        var folder = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-        for _ in 0..<3 {
-            if folder.lastPathComponent == ".build" {
-                paths.append(folder.deletingLastPathComponent().appendingPathComponent("policies").path)
+        var directory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        for _ in 0..<3 where directory.path != "/" {
+            if directory.lastPathComponent == ".build" {
+                paths.append(directory.deletingLastPathComponent().appendingPathComponent("policies").path)
                 break
             }
-            folder.deleteLastPathComponent()
+            directory.deleteLastPathComponent()
         }
         return paths + ["/etc/gateway/policies"]
     }
 
     func loadPolicy() throws(CommandFailure) -> Policy {
+        try Self.loadPolicy(policy)
+    }
+
+    /// Loads a policy by name (from `policySearchPaths`) or path; a missing or invalid one is a usage error.
+    static func loadPolicy(_ nameOrPath: String) throws(CommandFailure) -> Policy {
         do {
-            return try Policy.load(policy, searchPaths: Self.policySearchPaths).0
+            return try Policy.load(nameOrPath, searchPaths: policySearchPaths).0
         } catch {
-            throw CommandFailure(message: "--policy \(policy): \(error.reason)", status: 2)
+            throw CommandFailure(message: "--policy \(nameOrPath): \(error.reason)", status: 2)
         }
     }
 
@@ -69,18 +72,31 @@ func withIngestor<T>(
 ) async throws -> T {
     let policy = try state.loadPolicy()
     let store = try state.openStore()
-    let environment = { (extractor: any Extractor) throws(CommandFailure) -> Ingestor.Environment in
-        Ingestor.Environment(
+    return try await withExtractor(policy: policy) { extractor in
+        let environment = Ingestor.Environment(
             store: store, policy: policy, resolver: try resolver.makeResolver(), extractor: extractor,
             publicSuffixes: try state.publicSuffixes())
+        return try await body(Ingestor(environment: environment))
     }
+}
+
+/// Runs `body` with the extractor `policy` asks for, and stops it after, on every path: a pool of
+/// confined `gateway-worker` processes (next to this executable) when `sandbox.enabled`, else the
+/// same handler in this process (the policy's explicit debugging mode).
+///
+/// - Parameter workerCount: workers to start; one per active core by default. A command that
+///   extracts a single document needs one.
+func withExtractor<T>(
+    policy: Policy, workerCount: Int? = nil, _ body: (any Extractor) async throws -> T
+) async throws -> T {
     guard policy.sandbox.enabled else {
         // The unsafe mode, for debugging a parser under a debugger: the policy says so explicitly.
-        return try await body(Ingestor(environment: try environment(InProcessExtractor(unconfined: DocumentExtraction()))))
+        return try await body(InProcessExtractor(unconfined: DocumentExtraction()))
     }
     let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
         .appendingPathComponent("gateway-worker").path
     var configuration = WorkerPool.Configuration(workerExecutable: executable)
+    if let workerCount { configuration.workerCount = workerCount }
     configuration.maxDocumentBytes = max(policy.limits.maxMessageBytes, policy.limits.maxPageBytes)
     configuration.confinement.addressSpaceBytes = UInt64(policy.sandbox.workerMemoryBytes)
     let pool: WorkerPool
@@ -90,7 +106,7 @@ func withIngestor<T>(
         throw CommandFailure(message: "cannot start the extraction sandbox (\(executable)): \(error)")
     }
     do {
-        let result = try await body(Ingestor(environment: try environment(SandboxedExtractor(pool: pool))))
+        let result = try await body(SandboxedExtractor(pool: pool))
         await pool.shutdown()
         return result
     } catch {

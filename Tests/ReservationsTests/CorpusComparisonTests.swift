@@ -1,5 +1,6 @@
 import Foundation
 import Reservations
+import TestSupport
 import Testing
 
 @Suite("The corpus comparison rules themselves (corpus/README.md, How to compare)")

@@ -1,6 +1,7 @@
 import Foundation
 import Markup
 import Reservations
+import TestSupport
 import Testing
 
 /// The markup conformance corpus (`shared/corpus/markup`, 31 cases): every expected reservation is
@@ -8,28 +9,12 @@ import Testing
 /// `shared/corpus/README.md`.
 @Suite("Markup conformance corpus")
 struct CorpusTests {
-    /// `shared/corpus/markup`, found beside the package root or above it (a worktree sits one level
-    /// deeper than a clone); nil when absent.
-    static let corpusDirectory: URL? = {
-        var directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()  // Tests/ReservationsTests
-            .deletingLastPathComponent().deletingLastPathComponent()  // the package root
-        for _ in 0..<3 {
-            let candidate = directory.appendingPathComponent("shared/corpus/markup")
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory), isDirectory.boolValue {
-                return candidate
-            }
-            directory = directory.deletingLastPathComponent()
-        }
-        return nil
-    }()
+    /// `shared/corpus/markup`, nil when absent.
+    static let corpusDirectory = CorpusComparison.corpusDirectory(
+        packageRoot: URL(fileURLWithPath: #filePath).deletingLastPathComponent()  // Tests/ReservationsTests
+            .deletingLastPathComponent().deletingLastPathComponent())
 
-    static let cases: [String] = {
-        guard let directory = corpusDirectory,
-            let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path)
-        else { return [] }
-        return names.filter { !$0.hasPrefix(".") }.sorted()
-    }()
+    static let cases = CorpusComparison.cases(in: corpusDirectory)
 
     @Test("The corpus is present with its 31 cases", .enabled(if: corpusDirectory != nil, "shared/corpus/markup is absent"))
     func corpusIsComplete() {

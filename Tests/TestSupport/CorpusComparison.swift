@@ -1,56 +1,39 @@
-import Foundation
-import Reservations
+package import Foundation
 
 /// The comparison rules of the markup conformance corpus (`shared/corpus/README.md`, "How to
-/// compare"), applied to what the resolver found.
-enum CorpusComparison {
+/// compare"), on reservations in the corpus's flat form. Each test target makes the flat form of
+/// what it found (a resolved `Reservation`, the JSON `gateway extract --json` prints) and compares here.
+package enum CorpusComparison {
     /// One reservation in the corpus's flat comparison form: field name → text (absent = not given).
-    typealias Flat = [String: String]
+    package typealias Flat = [String: String]
 
-    /// The flat form of a resolved reservation, with the fields the corpus README lists per type.
-    static func flat(_ reservation: Reservation) -> Flat {
-        var flat: Flat = ["type": reservation.kind.rawValue]
-        flat["reservationId"] = reservation.reservationId
-        flat["reservationStatus"] = reservation.status?.rawValue
-        flat["underName"] = reservation.underName
-        switch reservation.kind {
-        case .flight:
-            flat["flightNumber"] = reservation.flightNumber
-            flat["departureAirport"] = reservation.departure?.iataCode
-            flat["arrivalAirport"] = reservation.arrival?.iataCode
-            flat["departureTime"] = reservation.startTime?.resolved
-            flat["arrivalTime"] = reservation.endTime?.resolved
-        case .train, .bus, .boat:
-            flat["departureStation"] = reservation.departure?.name
-            flat["arrivalStation"] = reservation.arrival?.name
-            flat["departureTime"] = reservation.startTime?.resolved
-            flat["arrivalTime"] = reservation.endTime?.resolved
-        case .lodging:
-            flat["name"] = reservation.name ?? reservation.location?.name
-            flat["checkinTime"] = reservation.startTime?.resolved
-            flat["checkoutTime"] = reservation.endTime?.resolved
-        case .restaurant:
-            flat["name"] = reservation.name ?? reservation.location?.name
-            flat["startDate"] = reservation.startTime?.resolved
-        case .rentalCar:
-            flat["pickupLocation"] = reservation.departure?.name
-            flat["pickupTime"] = reservation.startTime?.resolved
-            flat["dropoffLocation"] = reservation.arrival?.name
-            flat["dropoffTime"] = reservation.endTime?.resolved
-        case .event:
-            flat["name"] = reservation.name
-            flat["startDate"] = reservation.startTime?.resolved
-            flat["location"] = reservation.location?.name
+    /// `shared/corpus/markup`, found beside the package root or above it (a worktree sits one level
+    /// deeper than a clone); nil when absent.
+    ///
+    /// - Parameter packageRoot: the package's root directory.
+    package static func corpusDirectory(packageRoot: URL) -> URL? {
+        var directory = packageRoot
+        for _ in 0..<3 {
+            let candidate = directory.appendingPathComponent("shared/corpus/markup")
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory), isDirectory.boolValue {
+                return candidate
+            }
+            directory = directory.deletingLastPathComponent()
         }
-        if let address = reservation.location?.address {
-            flat["address.streetAddress"] = address.streetAddress
-            flat["address.addressLocality"] = address.addressLocality
+        return nil
+    }
+
+    /// The case folders of a corpus directory, sorted; empty when there is none.
+    package static func cases(in directory: URL?) -> [String] {
+        guard let directory, let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else {
+            return []
         }
-        return flat
+        return names.filter { !$0.hasPrefix(".") }.sorted()
     }
 
     /// The fields of an expected entry: nulls dropped, addresses reduced to the two compared parts.
-    static func expected(_ object: [String: Any]) -> Flat {
+    package static func expected(_ object: [String: Any]) -> Flat {
         var flat: Flat = [:]
         for (key, value) in object {
             if let text = value as? String {
@@ -64,12 +47,12 @@ enum CorpusComparison {
         return flat
     }
 
-    static let timeFields: Set<String> = [
+    package static let timeFields: Set<String> = [
         "departureTime", "arrivalTime", "checkinTime", "checkoutTime", "startDate", "pickupTime", "dropoffTime",
     ]
 
     /// Whether `actual` satisfies every field `expected` gives; the failing fields otherwise.
-    static func mismatches(expected: Flat, actual: Flat) -> [String] {
+    package static func mismatches(expected: Flat, actual: Flat) -> [String] {
         expected.keys.sorted().filter { key in
             guard let want = expected[key] else { return false }
             guard let have = actual[key] else { return true }
@@ -79,11 +62,11 @@ enum CorpusComparison {
     }
 
     /// Text compared HTML-unescaped and case-folded (whitespace folded too).
-    static func folded(_ text: String) -> String {
+    package static func folded(_ text: String) -> String {
         htmlUnescaped(text).lowercased().split(whereSeparator: \.isWhitespace).joined(separator: " ")
     }
 
-    static func htmlUnescaped(_ text: String) -> String {
+    package static func htmlUnescaped(_ text: String) -> String {
         guard text.contains("&") else { return text }
         let named = ["amp": "&", "lt": "<", "gt": ">", "quot": "\"", "apos": "'", "nbsp": "\u{A0}"]
         var result = ""
@@ -115,7 +98,7 @@ enum CorpusComparison {
 
     /// Two datetimes with offsets: the same instant; otherwise the same wall clock; an expected
     /// date alone matches any time that day.
-    static func sameTime(expected: String, actual: String) -> Bool {
+    package static func sameTime(expected: String, actual: String) -> Bool {
         let want = expected.trimmingCharacters(in: .whitespaces)
         let have = actual.trimmingCharacters(in: .whitespaces)
         if want.count == 10 { return have.hasPrefix(want) }
@@ -124,7 +107,7 @@ enum CorpusComparison {
     }
 
     /// The instant of a datetime that carries an offset, else nil.
-    static func instant(_ text: String) -> Date? {
+    package static func instant(_ text: String) -> Date? {
         let formatter = ISO8601DateFormatter()
         for options: ISO8601DateFormatter.Options in [
             [.withInternetDateTime], [.withInternetDateTime, .withFractionalSeconds],
@@ -137,7 +120,7 @@ enum CorpusComparison {
     }
 
     /// `YYYY-MM-DDTHH:MM:SS` of a datetime, seconds defaulting to 00, offset dropped.
-    static func wallClock(_ text: String) -> String {
+    package static func wallClock(_ text: String) -> String {
         var local = String(text.prefix(19)).replacingOccurrences(of: " ", with: "T")
         if local.count >= 16, local.count < 19 || !local.dropFirst(16).hasPrefix(":") {
             local = String(local.prefix(16)) + ":00"
@@ -146,7 +129,7 @@ enum CorpusComparison {
     }
 
     /// Matches expected entries to found ones one to one. Returns what is missing and what is extra.
-    static func compare(expected: [Flat], found: [(flat: Flat, syntax: String)]) -> (missing: [String], extra: [String]) {
+    package static func compare(expected: [Flat], found: [(flat: Flat, syntax: String)]) -> (missing: [String], extra: [String]) {
         // The same reservation given in both JSON-LD and Microdata counts once.
         var distinct: [(flat: Flat, syntax: String)] = []
         for item in found where !distinct.contains(where: { $0.flat == item.flat && $0.syntax != item.syntax }) {

@@ -1,0 +1,336 @@
+import Foundation
+import Glibc
+import Markup
+import Reservations
+import Sandbox
+
+/// Extraction throughput (`gateway-bench extract`): MB/s of HTML and reservations/s on a generated
+/// corpus of booking pages and confirmation emails from 5 to 500 KB with mixed markup, measured
+/// in-process (`DocumentExtraction` + `ReservationResolver`, one core), through the sandbox
+/// (`WorkerPool` with the `gateway-worker` next to this binary: one worker, then one per core), and
+/// beside extruct (Debian's `python3-extruct`, timing only its `extract` call) on the same files in
+/// the same run, each the best of five passes. Targets: at least 5× extruct; the sandbox costs at
+/// most 15% over in-process.
+///
+///   gateway-bench extract [--documents N]
+struct ExtractionBenchmark {
+    var documentCount: Int
+    var passes = 5
+
+    /// `--documents N` (default 300) from the command line.
+    init(arguments: [String]) {
+        let index = arguments.firstIndex(of: "--documents")
+        let value = index.flatMap { arguments.index(after: $0) < arguments.endIndex ? Int(arguments[$0 + 1]) : nil }
+        documentCount = max(1, value ?? 300)
+    }
+
+    func run() async throws {
+        report("== Extraction: HTML and email → reservations ==")
+        let started = ContinuousClock.now
+        var generator = SplitMix64(seed: 20_261_122)
+        let corpus = (0..<documentCount).map { ExtractionCorpus.document(index: $0, using: &generator) }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "gateway-bench-extract-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var manifest: [[String: String]] = []
+        for document in corpus {
+            let url = directory.appendingPathComponent(document.name)
+            try Data(document.bytes).write(to: url)
+            manifest.append(["path": url.path, "kind": document.kind == .email ? "email" : "html"])
+        }
+        let manifestURL = directory.appendingPathComponent("manifest.json")
+        try JSONSerialization.data(withJSONObject: manifest).write(to: manifestURL)
+
+        let htmlBytes = corpus.reduce(0) { $0 + $1.htmlBytes }
+        let inputBytes = corpus.reduce(0) { $0 + $1.bytes.count }
+        let expectedItems = corpus.reduce(0) { $0 + $1.expectedItems }
+        let emails = corpus.count { $0.kind == .email }
+        let sizes = corpus.map(\.bytes.count).sorted()
+        report(
+            String(
+                format: "corpus: %d documents (%d emails, %d pages), %.1f MB of HTML, %.1f MB as files, "
+                    + "%d to %d KB (median %d KB), %d reservations; generated in %.1f s",
+                corpus.count, emails, corpus.count - emails, Double(htmlBytes) / 1e6, Double(inputBytes) / 1e6,
+                sizes[0] / 1000, sizes[sizes.count - 1] / 1000, sizes[sizes.count / 2] / 1000, expectedItems,
+                Self.seconds(ContinuousClock.now - started)))
+        report("load average before measuring: \(Self.loadAverage())")
+
+        // In-process (the worker's handler and the resolver, one document after another, one core)
+        // and through one sandboxed worker (the same handler confined, graphs back over a pipe),
+        // pass for pass in turn, so that the load of this shared machine weighs on both alike.
+        let inProcess = InProcessRunner()
+        let worker = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+            .appendingPathComponent("gateway-worker").path
+        var pool: WorkerPool?
+        if FileManager.default.isExecutableFile(atPath: worker) {
+            pool = await Self.startPool(worker: worker, workers: 1)
+        } else {
+            report("sandbox: no worker at \(worker); build it with swift build -c release --product gateway-worker")
+        }
+        guard inProcess.pass(corpus) == expectedItems else {
+            report("ERROR: in-process extraction did not find the corpus's \(expectedItems) admissible reservations")
+            exit(1)
+        }
+        if let running = pool, await Self.sandboxPass(corpus, pool: running, inFlight: 1) != expectedItems {
+            report("sandbox: the warm-up pass did not find the corpus's \(expectedItems) reservations")
+            await running.shutdown()
+            pool = nil
+        }
+        var bestInProcess = Double.infinity
+        var bestSandboxed = Double.infinity
+        // CPU time too, which the machine's load disturbs far less than wall time: this process's
+        // for a pass in-process; this process's and the worker's for a pass through the sandbox.
+        var inProcessCPU = Double.infinity
+        var sandboxCPU = Double.infinity
+        var sandboxCPUParts = (gateway: 0.0, worker: 0.0)
+        for _ in 0..<passes {
+            var start = ContinuousClock.now
+            var cpu = Self.processCPUSeconds()
+            _ = inProcess.pass(corpus)
+            bestInProcess = min(bestInProcess, Self.seconds(ContinuousClock.now - start))
+            inProcessCPU = min(inProcessCPU, Self.processCPUSeconds() - cpu)
+            if let pool {
+                let workerID = pool.workers.first?.processID
+                let workerCPU = workerID.flatMap(Self.cpuSeconds(ofProcess:))
+                start = ContinuousClock.now
+                cpu = Self.processCPUSeconds()
+                _ = await Self.sandboxPass(corpus, pool: pool, inFlight: 1)
+                bestSandboxed = min(bestSandboxed, Self.seconds(ContinuousClock.now - start))
+                let ownCPU = Self.processCPUSeconds() - cpu
+                // A worker replaced during the pass leaves its CPU time unknown: that pass is not counted.
+                if let workerID, pool.workers.first?.processID == workerID, let workerCPU,
+                    let after = Self.cpuSeconds(ofProcess: workerID)
+                {
+                    if ownCPU + after - workerCPU < sandboxCPU {
+                        sandboxCPU = ownCPU + after - workerCPU
+                        sandboxCPUParts = (ownCPU, after - workerCPU)
+                    }
+                }
+            }
+        }
+        await pool?.shutdown()
+        let ours = Figure(seconds: bestInProcess, htmlBytes: htmlBytes, items: expectedItems)
+        report("gateway in-process (1 core):       \(ours)")
+        let sandboxed = pool.map { _ in Figure(seconds: bestSandboxed, htmlBytes: htmlBytes, items: expectedItems) }
+        if let sandboxed { report("gateway sandboxed (1 worker):      \(sandboxed)") }
+        if sandboxed != nil, sandboxCPU.isFinite {
+            report(
+                String(
+                    format: "CPU time per pass: in-process %.3f s, sandboxed %.3f s (gateway %.3f s + worker %.3f s)",
+                    inProcessCPU, sandboxCPU, sandboxCPUParts.gateway, sandboxCPUParts.worker))
+        }
+
+        // Every core: one worker per core, as many documents in flight.
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        if sandboxed != nil, cores > 1, let parallel = await Self.startPool(worker: worker, workers: cores) {
+            var best = Double.infinity
+            var complete = await Self.sandboxPass(corpus, pool: parallel, inFlight: cores) == expectedItems
+            for _ in 0..<passes where complete {
+                let start = ContinuousClock.now
+                complete = await Self.sandboxPass(corpus, pool: parallel, inFlight: cores) == expectedItems
+                best = min(best, Self.seconds(ContinuousClock.now - start))
+            }
+            await parallel.shutdown()
+            if complete {
+                report(
+                    "gateway sandboxed (\(cores) workers):     \(Figure(seconds: best, htmlBytes: htmlBytes, items: expectedItems))"
+                )
+            }
+        }
+
+        // extruct on the same files, in the same run: only its extract() call is timed.
+        guard let extruct = Self.runExtruct(manifest: manifestURL, passes: passes, htmlBytes: htmlBytes) else { return }
+        report("extruct \(extruct.version) (1 core, extract() only): \(extruct.figure)")
+        var ratios = String(
+            format: "ours / extruct: in-process %.1f×", ours.megabytesPerSecond / extruct.figure.megabytesPerSecond)
+        if let sandboxed {
+            ratios += String(
+                format: ", sandboxed %.1f×", sandboxed.megabytesPerSecond / extruct.figure.megabytesPerSecond)
+        }
+        if let theirs = extruct.cpuSeconds, inProcessCPU.isFinite {
+            ratios += String(format: "; by CPU time: in-process %.1f×", theirs / inProcessCPU)
+            if sandboxCPU.isFinite { ratios += String(format: ", sandboxed %.1f×", theirs / sandboxCPU) }
+        }
+        report(ratios + " (target ≥ 5×)")
+        if let sandboxed {
+            var cost = String(format: "sandbox cost: %+.1f%% wall time", (sandboxed.seconds / ours.seconds - 1) * 100)
+            if sandboxCPU.isFinite {
+                cost += String(format: ", %+.1f%% CPU time", (sandboxCPU / inProcessCPU - 1) * 100)
+            }
+            report(cost + " over in-process (target ≤ 15%)")
+        }
+        report("load average after measuring: \(Self.loadAverage())")
+    }
+
+    /// The handler and the resolver in this process.
+    struct InProcessRunner {
+        let extraction = DocumentExtraction()
+        let resolver = ReservationResolver()
+
+        /// One pass over the corpus: the admissible reservations found.
+        func pass(_ corpus: [ExtractionCorpus.Document]) -> Int {
+            var found = 0
+            for document in corpus {
+                let graph = extraction.extract(ExtractionRequest(id: 0, kind: document.kind, document: document.bytes))
+                found += resolver.resolve(graph).count { $0.admissible }
+            }
+            return found
+        }
+    }
+
+    /// A pool of `workers` release workers, or nil (with a message) when it cannot start.
+    private static func startPool(worker: String, workers: Int) async -> WorkerPool? {
+        var configuration = WorkerPool.Configuration(workerExecutable: worker, workerCount: workers)
+        configuration.maxDocumentsPerWorker = 100_000
+        do {
+            return try await WorkerPool(configuration: configuration)
+        } catch {
+            report("sandbox: the pool did not start: \(error)")
+            return nil
+        }
+    }
+
+    /// One pass over the corpus through `pool`, `inFlight` documents at a time, each graph resolved
+    /// here: the admissible reservations found, nil when a document failed.
+    private static func sandboxPass(
+        _ corpus: [ExtractionCorpus.Document], pool: WorkerPool, inFlight: Int
+    ) async -> Int? {
+        let resolver = ReservationResolver()
+        return await withTaskGroup(of: Int?.self) { group in
+            var total: Int? = 0
+            for (index, document) in corpus.enumerated() {
+                if index >= inFlight, let result = await group.next() {
+                    total = total.flatMap { sum in result.map { sum + $0 } }
+                }
+                group.addTask {
+                    switch await pool.extract(document.bytes, kind: document.kind, deadline: .seconds(30)) {
+                    case .success(let graph):
+                        return resolver.resolve(graph).count { $0.admissible }
+                    case .failure(let failure):
+                        report("sandbox: \(document.name): \(failure)")
+                        return nil
+                    }
+                }
+            }
+            for await result in group { total = total.flatMap { sum in result.map { sum + $0 } } }
+            return total
+        }
+    }
+
+    /// Throughput of one pass over the corpus.
+    struct Figure: CustomStringConvertible {
+        var seconds: Double
+        var htmlBytes: Int
+        var items: Int
+        var megabytesPerSecond: Double { Double(htmlBytes) / seconds / 1e6 }
+        var itemsPerSecond: Double { Double(items) / seconds }
+        var description: String {
+            String(
+                format: "%6.1f MB/s of HTML, %7.0f items/s (%d items, %.3f s per pass)",
+                megabytesPerSecond, itemsPerSecond, items, seconds)
+        }
+    }
+
+    /// Reads each manifest file (an email's text/html parts decoded by Python's email package,
+    /// untimed), then times `extruct.extract` over all of them, JSON-LD and Microdata, best of `passes`.
+    private static let extructScript = #"""
+        import email, email.policy, json, logging, sys, time, warnings
+        warnings.filterwarnings("ignore")
+        logging.disable(logging.CRITICAL)
+        import extruct
+        try:
+            from importlib.metadata import version
+            extruct_version = version("extruct")
+        except Exception:
+            extruct_version = "?"
+        manifest = json.load(open(sys.argv[1]))
+        passes = int(sys.argv[2])
+        documents = []
+        for entry in manifest:
+            data = open(entry["path"], "rb").read()
+            if entry["kind"] == "email":
+                message = email.message_from_bytes(data, policy=email.policy.default)
+                documents.append([part.get_payload(decode=True) for part in message.walk()
+                                  if part.get_content_type() == "text/html" and not part.is_attachment()])
+            else:
+                documents.append([data])
+        best = None
+        best_cpu = None
+        items = 0
+        for _ in range(passes + 1):
+            elapsed = 0.0
+            cpu = 0.0
+            items = 0
+            for parts in documents:
+                for html in parts:
+                    start, start_cpu = time.perf_counter(), time.process_time()
+                    result = extruct.extract(html, syntaxes=["json-ld", "microdata"], errors="ignore")
+                    elapsed += time.perf_counter() - start
+                    cpu += time.process_time() - start_cpu
+                    items += len(result.get("json-ld", [])) + len(result.get("microdata", []))
+            best = elapsed if best is None else min(best, elapsed)
+            best_cpu = cpu if best_cpu is None else min(best_cpu, cpu)
+        print(json.dumps({"seconds": best, "cpuSeconds": best_cpu, "items": items,
+                          "htmlBytes": sum(len(h) for d in documents for h in d), "version": extruct_version}))
+        """#
+
+    /// Runs extruct under Debian's python (`python3` on PATH may not see python3-extruct).
+    private static func runExtruct(
+        manifest: URL, passes: Int, htmlBytes: Int
+    ) -> (figure: Figure, cpuSeconds: Double?, version: String)? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-c", extructScript, manifest.path, String(passes)]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        do {
+            try process.run()
+        } catch {
+            report("extruct: cannot run /usr/bin/python3 (\(error)); install python3-extruct (make deps)")
+            return nil
+        }
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0,
+            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+            let seconds = object["seconds"] as? Double, let items = object["items"] as? Int
+        else {
+            report("extruct: no result (exit status \(process.terminationStatus)); is python3-extruct installed?")
+            return nil
+        }
+        if let theirs = object["htmlBytes"] as? Int, abs(theirs - htmlBytes) > htmlBytes / 100 {
+            report("extruct: read \(theirs) bytes of HTML where the corpus has \(htmlBytes)")
+        }
+        return (
+            Figure(seconds: seconds, htmlBytes: htmlBytes, items: items), object["cpuSeconds"] as? Double,
+            object["version"] as? String ?? "?"
+        )
+    }
+
+    /// CPU time this process has used, all threads.
+    static func processCPUSeconds() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+
+    /// CPU time another process has used (its main thread, the only one a worker has), from the
+    /// scheduler's nanosecond count in `/proc/PID/schedstat`.
+    static func cpuSeconds(ofProcess processID: Int32) -> Double? {
+        guard let text = try? String(contentsOfFile: "/proc/\(processID)/schedstat", encoding: .utf8),
+            let nanoseconds = text.split(separator: " ").first.flatMap({ Double($0) })
+        else { return nil }
+        return nanoseconds / 1e9
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+
+    static func loadAverage() -> String {
+        (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3)
+            .joined(separator: " ") ?? "?"
+    }
+}
