@@ -42,6 +42,7 @@ run: build
 
 bench: deps
 	$(SWIFT) build -c release --product gateway-bench
+	$(SWIFT) build -c release --product gateway-worker
 	.build/release/gateway-bench
 
 # The development CA and the local test site's certificates (kept when present; see certs/README.md).
