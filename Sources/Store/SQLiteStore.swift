@@ -65,6 +65,8 @@ package final class SQLiteStore: GatewayStore {
     let configuration: Configuration
     let now: @Sendable () -> Date
     let pool: DatabasePool
+    /// Shares write transactions between concurrent `ingest` calls.
+    let groupCommit = GroupCommit()
 
     /// Opens the store at `path`, creating the file and its parent directories if needed, and migrates it.
     /// - Parameters:
