@@ -150,6 +150,18 @@ package final class SQLiteStore: GatewayStore {
         }
     }
 
+    /// Runs a point lookup on a reader on the calling thread (GRDB's synchronous read, which the reader's queue
+    /// runs inline), mapping failures to ``StoreError``. For the few-row, index-backed reads every ingestion makes
+    /// (the registry entry, the developer flags): there the async read's two thread hops cost more CPU than the
+    /// query. Never for a read whose size the caller does not bound: it holds the calling thread meanwhile.
+    func readingInline<T>(_ operation: String, _ body: (Database) throws -> T) throws -> T {
+        do {
+            return try pool.read(body)
+        } catch {
+            throw Self.storeError(error, operation: operation, path: path)
+        }
+    }
+
     /// Runs `body` in one `BEGIN IMMEDIATE` transaction (GRDB's default for writes): other writers, in this process
     /// or another, wait up to the busy timeout; `body` throwing rolls everything back.
     func writing<T: Sendable>(_ operation: String, _ body: @escaping @Sendable (Database) throws -> T) async throws -> T
