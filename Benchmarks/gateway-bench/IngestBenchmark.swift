@@ -93,9 +93,7 @@ struct IngestBenchmark {
                 report("ERROR: \(corpus.count - admitted) emails were not admitted")
                 exit(1)
             }
-            if durability == .full {
-                try await breakdown(corpus, ingestor: ingestor, extractor: extractor.base, resolver: resolver, graphs: extractor.sample)
-            }
+            try await breakdown(corpus, ingestor: ingestor, extractor: extractor.base, resolver: resolver, graphs: extractor.sample)
             await pool.shutdown()
             try store.base.close()
         }
