@@ -18,8 +18,8 @@ import Synchronization
 struct IngestBenchmark {
     var messageCount: Int
     /// Emails in flight at once (`--in-flight N`): enough that a worker never waits for the next document.
-    var concurrency = Self.option("--in-flight") ?? 8
-    /// Sandbox workers (`--workers N`); the gateway's default, one per core, when not given.
+    var concurrency = Self.option("--in-flight") ?? 16
+    /// Sandbox workers (`--workers N`); the gateway's default (two per core) when not given.
     var workerCount = Self.option("--workers")
 
     static func option(_ name: String) -> Int? {
@@ -84,11 +84,16 @@ struct IngestBenchmark {
             let admitted = verdicts[.admitted, default: 0]
             let summary = verdicts.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue) \($0.value)" }.joined(separator: ", ")
             let perEmail = { (seconds: Double) in seconds / Double(corpus.count) * 1e3 }
-            report(String(format: "ingest (synchronous=%@): %.0f emails/s, %d in flight, %d workers (%@)",
-                         name.uppercased(), Double(corpus.count) / elapsed, concurrency, configuration.workerCount, summary))
-            report(String(format: "  per email, ms: extraction in the sandbox %.2f (wall, queueing included), store %.2f (wall), "
-                         + "gateway CPU %.2f, worker CPU %.2f",
-                         perEmail(extractor.seconds), perEmail(store.seconds), perEmail(cpu.process), perEmail(workerCPU)))
+            var load = [0.0, 0, 0]
+            getloadavg(&load, 3)
+            report(String(format: "ingest (synchronous=%@): %.0f emails/s, %d in flight, %d workers (%@; load average %.1f)",
+                         name.uppercased(), Double(corpus.count) / elapsed, concurrency, configuration.workerCount, summary, load[0]))
+            report(String(format: "  per email, wall ms (queueing included): extraction in the sandbox %.2f, store %.2f",
+                         perEmail(extractor.seconds), perEmail(store.seconds)))
+            let cores = Double(ProcessInfo.processInfo.activeProcessorCount)
+            report(String(format: "  CPU per email %.2f ms (gateway %.2f + workers %.2f): %.0f idle cores would ingest about %.0f emails/s",
+                         perEmail(cpu.process + workerCPU), perEmail(cpu.process), perEmail(workerCPU), cores,
+                         cores / ((cpu.process + workerCPU) / Double(corpus.count))))
             guard admitted == corpus.count else {
                 report("ERROR: \(corpus.count - admitted) emails were not admitted")
                 exit(1)
