@@ -3,7 +3,7 @@ SHELL := /bin/bash
 SWIFT ?= swift
 # Debian packages the build, the tests and the benchmarks need (checked one by one, installed only if missing).
 DEB_PACKAGES := pkg-config libssl-dev openssl libxml2-dev libsqlite3-dev libseccomp-dev libidn2-dev publicsuffix dnsmasq-base \
-	python3 python3-dkim python3-extruct python3-icalendar nginx-light
+	python3 python3-dkim python3-extruct python3-icalendar nginx-light libopendkim-dev
 GATEWAY := .build/debug/gateway
 
 .PHONY: deps build test run bench certs fuzz clean
@@ -40,7 +40,9 @@ run: build
 	$(GATEWAY) ingest email --keys examples/keys.zone examples/*.eml
 	$(GATEWAY) reservations list
 
+# The ingest suite runs the release gateway-worker that sits next to the bench.
 bench: deps
+	$(SWIFT) build -c release --product gateway-worker
 	$(SWIFT) build -c release --product gateway-bench
 	$(SWIFT) build -c release --product gateway-worker
 	.build/release/gateway-bench

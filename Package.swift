@@ -91,7 +91,7 @@ let package = Package(
         // `make bench`: throughput on generated corpora, beside the same run's baselines.
         .executableTarget(
             name: "gateway-bench",
-            dependencies: ["DKIM", "DNS", "MailMessage", "Markup", "Reservations", "Sandbox"],
+            dependencies: ["DKIM", "DNS", "MailMessage", "Markup", "Reservations", "Admission", "Ingestion", "Sandbox", "Store"],
             path: "Benchmarks/gateway-bench",
             swiftSettings: strictSettings
         ),

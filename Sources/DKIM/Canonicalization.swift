@@ -61,6 +61,11 @@ enum Canonicalization {
             let (length, signedRaw) = simpleBody(body, limit: limit, into: hasher)
             return BodyHash(digest: try hasher.finish(), canonicalLength: length, signedRawBytes: signedRaw)
         case .relaxed:
+            if limit == nil {
+                // The common case (l= is rare and discouraged): the whole body in one pass.
+                let length = body.withUnsafeBytes { WholeRelaxedBody.hash($0, into: hasher) }
+                return BodyHash(digest: try hasher.finish(), canonicalLength: length, signedRawBytes: body.count)
+            }
             var canonicalizer = RelaxedBody(limit: limit, hasher: hasher)
             body.withUnsafeBufferPointer { canonicalizer.consume($0) }
             let (length, signedRaw) = canonicalizer.finish(rawCount: body.count)
@@ -203,5 +208,106 @@ private struct RelaxedBody {
         flush()
         buffer.deallocate()
         return (emitted, rawOffsetAtLimit ?? rawCount)
+    }
+}
+
+/// Relaxed body canonicalization (RFC 6376 §3.4.4) of a whole body with no `l=` limit, written for
+/// throughput: the result is the same as `RelaxedBody`'s, byte for byte.
+///
+/// Trailing WSP and empty lines are found first by scanning back from the end; everything before
+/// that point ends in a content byte, so inside it every byte is kept as it is except where a TAB
+/// stands, or an SP is followed by WSP or a line end (a WSP run longer than one SP, or WSP at the
+/// end of a line). The scan compares sixteen bytes at a time, copying blocks that hold no such
+/// place straight to the output buffer, and handles each place it finds as one token.
+private enum WholeRelaxedBody {
+    /// Output buffer size: small enough to stay in cache, large enough that SHA-256 runs on long blocks.
+    static let capacity = 16 * 1024
+
+    /// Hashes the canonical form of `body` into `hasher`.
+    /// - Returns: the canonical length.
+    static func hash(_ body: UnsafeRawBufferPointer, into hasher: SHA256Hasher) -> Int {
+        guard let base = body.baseAddress else { return 0 }
+        let count = body.count
+        // The end of the content: drop WSP and CRLFs from the end. A CR is part of a CRLF exactly
+        // when an LF follows it, so pairing from the end agrees with reading from the start.
+        var end = count
+        while end > 0 {
+            let byte = base.load(fromByteOffset: end - 1, as: UInt8.self)
+            if byte == 0x20 || byte == 0x09 {
+                end -= 1
+            } else if byte == 0x0A && end >= 2 && base.load(fromByteOffset: end - 2, as: UInt8.self) == 0x0D {
+                end -= 2
+            } else {
+                break
+            }
+        }
+        guard end > 0 else { return 0 }  // no content: the canonical body is empty (RFC 6376 errata 1384)
+
+        let output = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
+        defer { output.deallocate() }
+        // Flushed once fewer than 32 bytes are free: one step writes at most 16.
+        let limit = capacity - 32
+        var used = 0
+        var total = 0
+        let input = base.assumingMemoryBound(to: UInt8.self)
+        let space = SIMD16<UInt8>(repeating: 0x20)
+        let tab = SIMD16<UInt8>(repeating: 0x09)
+        let below = SIMD16<UInt8>(repeating: 0x21)
+        var index = 0
+        while index < end {
+            // Blocks of sixteen: `block` holds bytes index..<index+16 and `next` the byte after each.
+            // `end` is never read past: the last byte compared is index+16 < end.
+            while index &+ 17 <= end {
+                let block = base.loadUnaligned(fromByteOffset: index, as: SIMD16<UInt8>.self)
+                let next = base.loadUnaligned(fromByteOffset: index &+ 1, as: SIMD16<UInt8>.self)
+                // A TAB, or an SP before WSP, CR, LF or another control byte. An SP before a control byte
+                // other than a line end is kept, but the token step decides that.
+                let care = ((block .== space) .& (next .< below)) .| (block .== tab)
+                output.storeBytes(of: block, toByteOffset: used, as: SIMD16<UInt8>.self)
+                if !any(care) {
+                    used &+= 16
+                    index &+= 16
+                    if used > limit { flush(output, &used, &total, hasher) }
+                    continue
+                }
+                // The bytes before the first such place were copied as they are.
+                let lanes = unsafeBitCast(SIMD16<UInt8>(repeating: 0).replacing(with: 0xFF, where: care), to: SIMD2<UInt64>.self)
+                let low = UInt64(littleEndian: lanes[0])
+                let clean = low != 0 ? low.trailingZeroBitCount &>> 3 : 8 &+ UInt64(littleEndian: lanes[1]).trailingZeroBitCount &>> 3
+                used &+= clean
+                index &+= clean
+                break
+            }
+            guard index < end else { break }
+            // One token: a WSP run, or one byte copied as it is.
+            let byte = input[index]
+            if byte == 0x20 || byte == 0x09 {
+                var after = index &+ 1
+                while input[after] == 0x20 || input[after] == 0x09 { after &+= 1 }  // stops before `end`: content ends the range
+                // The run becomes one SP unless a line end follows (WSP at the end of a line is dropped).
+                if !(input[after] == 0x0D && after &+ 1 < count && input[after &+ 1] == 0x0A) {
+                    output.storeBytes(of: 0x20, toByteOffset: used, as: UInt8.self)
+                    used &+= 1
+                }
+                index = after
+            } else {
+                output.storeBytes(of: byte, toByteOffset: used, as: UInt8.self)
+                used &+= 1
+                index &+= 1
+            }
+            if used > limit { flush(output, &used, &total, hasher) }
+        }
+        output.storeBytes(of: 0x0D, toByteOffset: used, as: UInt8.self)
+        output.storeBytes(of: 0x0A, toByteOffset: used + 1, as: UInt8.self)
+        used += 2
+        flush(output, &used, &total, hasher)
+        return total
+    }
+
+    @inline(__always)
+    private static func flush(_ output: UnsafeMutableRawPointer, _ used: inout Int, _ total: inout Int, _ hasher: SHA256Hasher) {
+        hasher.update(UnsafeRawBufferPointer(start: output, count: used))
+        total += used
+        used = 0
     }
 }

@@ -29,7 +29,9 @@ extension DKIMSignature {
         partial.selector = tags["s"]
         partial.algorithm = tags["a"]
         partial.identity = tags["i"]
-        partial.signatureText = tags["b"]?.removingFoldingWhitespace
+        // b= without folding: the signature text for results, and the base64 to decode (computed once: it is long).
+        let compactSignature = tags["b"]?.removingFoldingWhitespace
+        partial.signatureText = compactSignature
         if let h = tags["h"] { partial.signedHeaders = parseHeaderList(h) }
 
         for required in ["v", "a", "b", "bh", "d", "h", "s"] where tags[required] == nil {
@@ -85,8 +87,8 @@ extension DKIMSignature {
         guard let bodyHash = decodeBase64(tags["bh"]!) else {
             throw DKIMError(code: .invalidTag, reason: "DKIM-Signature bh= is not valid base64")
         }
-        let signatureText = tags["b"]!.removingFoldingWhitespace
-        guard let signature = decodeBase64(tags["b"]!), !signature.isEmpty else {
+        let signatureText = compactSignature!
+        guard let signature = decodeBase64(signatureText), !signature.isEmpty else {
             throw DKIMError(code: .invalidTag, reason: "DKIM-Signature b= is empty or not valid base64")
         }
 

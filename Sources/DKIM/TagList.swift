@@ -77,7 +77,15 @@ extension UInt8 {
 extension StringProtocol {
     /// The string with every space, tab, CR and LF removed: how DKIM reads base64 values
     /// folded over several lines (RFC 6376 §3.5 `b=`, `bh=`; §3.6.1 `p=`).
+    ///
+    /// Works on the UTF-8 bytes: the four characters are single ASCII bytes, which never occur inside
+    /// a multi-byte sequence, so removing the bytes removes exactly those scalars.
     var removingFoldingWhitespace: String {
-        String(String.UnicodeScalarView(unicodeScalars.filter { $0 != " " && $0 != "\t" && $0 != "\r" && $0 != "\n" }))
+        func isFoldingWhitespace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A }
+        guard utf8.contains(where: isFoldingWhitespace) else { return String(self) }
+        var bytes = [UInt8]()
+        bytes.reserveCapacity(utf8.count)
+        for byte in utf8 where !isFoldingWhitespace(byte) { bytes.append(byte) }
+        return String(decoding: bytes, as: UTF8.self)
     }
 }

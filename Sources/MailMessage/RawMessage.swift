@@ -68,22 +68,50 @@ package struct RawMessage: Sendable {
 
     /// Converts every bare LF to CRLF. Returns the input untouched (no copy) when it is already CRLF.
     static func normalizingLineEndings(_ input: [UInt8]) -> [UInt8] {
-        let needsWork = input.withUnsafeBufferPointer { buffer -> Bool in
-            for index in buffer.indices where buffer[index] == .lineFeed {
-                if index == 0 || buffer[index - 1] != .carriageReturn { return true }
+        input.withUnsafeBytes { buffer -> [UInt8] in
+            guard let base = buffer.baseAddress, let firstBare = firstBareLineFeed(in: buffer, from: 0) else { return input }
+            var output = [UInt8]()
+            output.reserveCapacity(input.count + input.count / 32)
+            var segmentStart = 0
+            var bare: Int? = firstBare
+            while let lineFeed = bare {
+                // Everything before the bare LF as it is, then the CR it lacks; the LF opens the next segment.
+                output.append(contentsOf: UnsafeRawBufferPointer(start: base + segmentStart, count: lineFeed - segmentStart))
+                output.append(.carriageReturn)
+                segmentStart = lineFeed
+                bare = firstBareLineFeed(in: buffer, from: lineFeed + 1)
             }
-            return false
+            output.append(contentsOf: UnsafeRawBufferPointer(start: base + segmentStart, count: buffer.count - segmentStart))
+            return output
         }
-        guard needsWork else { return input }
-        var output = [UInt8]()
-        output.reserveCapacity(input.count + input.count / 32)
-        var previous: UInt8 = 0
-        for byte in input {
-            if byte == .lineFeed && previous != .carriageReturn { output.append(.carriageReturn) }
-            output.append(byte)
-            previous = byte
+    }
+
+    /// The index of the first LF at or after `start` that no CR precedes, or nil.
+    ///
+    /// Compares sixteen bytes at a time with the sixteen before them, so a message is read in
+    /// blocks rather than byte by byte; most messages have no bare LF and are only read.
+    private static func firstBareLineFeed(in buffer: UnsafeRawBufferPointer, from start: Int) -> Int? {
+        guard let base = buffer.baseAddress else { return nil }
+        let count = buffer.count
+        var index = start
+        if index == 0 {
+            guard count > 0 else { return nil }
+            if buffer[0] == .lineFeed { return 0 }
+            index = 1
         }
-        return output
+        let lineFeed = SIMD16<UInt8>(repeating: .lineFeed)
+        let carriageReturn = SIMD16<UInt8>(repeating: .carriageReturn)
+        while index &+ 16 <= count {
+            let block = base.loadUnaligned(fromByteOffset: index, as: SIMD16<UInt8>.self)
+            let previous = base.loadUnaligned(fromByteOffset: index &- 1, as: SIMD16<UInt8>.self)
+            if any((block .== lineFeed) .& (previous .!= carriageReturn)) { break }  // the byte loop below finds it
+            index &+= 16
+        }
+        while index < count {
+            if buffer[index] == .lineFeed && buffer[index - 1] != .carriageReturn { return index }
+            index += 1
+        }
+        return nil
     }
 
     /// Drops an mbox `From sender date` separator line, which no MTA sends and no signer signs.
@@ -91,7 +119,9 @@ package struct RawMessage: Sendable {
     /// The separator is `From` and a space followed by something other than a colon: a header field
     /// written in the obsolete form `From : a@example.com` (RFC 5322 §4.5.3) is kept.
     static func dropMboxSeparator(_ bytes: inout [UInt8]) {
-        guard bytes.starts(with: Array("From ".utf8)) else { return }
+        guard bytes.count >= 5, bytes[0] == UInt8(ascii: "F"), bytes[1] == UInt8(ascii: "r"), bytes[2] == UInt8(ascii: "o"),
+            bytes[3] == UInt8(ascii: "m"), bytes[4] == .space
+        else { return }
         guard let end = bytes.firstIndex(of: .lineFeed) else { return }
         var index = 5
         while index < end && (bytes[index] == .space || bytes[index] == .tab) { index += 1 }

@@ -2,7 +2,7 @@
 //
 //   request  id:u64 kind:u8 maxItems:u32 maxDepth:u32 maxResponseBytes:u32 encodingLength:u8
 //            encoding:encodingLength (printable ASCII, 0 = none) document:rest
-//   graph    id:u64 json:rest             (a MarkupGraph, JSONEncoder's default format)
+//   graph    id:u64 graph:rest            (a MarkupGraph in GraphWire's binary form)
 //   failure  id:u64 code:u8 reason:rest   (UTF-8, at most `Frame.maxReasonBytes`)
 //   setup    json                         (WorkerSetup)
 //   ready    json                         (Confinement.Report)

@@ -76,8 +76,9 @@ package enum WorkerMain {
 
             let graph = handler(request)
             let answer: [UInt8]
-            if let json = try? encoder.encode(graph), json.count <= Int(request.limits.maxResponseBytes) {
-                answer = WorkerAnswer.graphFrame(id: request.id, json: Array(json))
+            let encoded = GraphWire.encode(graph)
+            if encoded.count <= Int(request.limits.maxResponseBytes) {
+                answer = WorkerAnswer.graphFrame(id: request.id, json: encoded)
             } else {
                 answer = WorkerAnswer.failureFrame(
                     id: request.id, code: .tooLarge,

@@ -12,7 +12,10 @@ extension WorkerPool {
         /// `SWIFT_BACKTRACE=enable=no`: a crashing Swift process otherwise tries to start the
         /// backtracer, which the filter forbids.
         package var workerEnvironment: [String: String]
-        /// Workers, and threads that drive them; one per active core by default.
+        /// Workers, and threads that drive them; two per active core by default. Between documents a worker
+        /// waits while its thread reads the answer and writes the next document, so with one per core the cores
+        /// idle in those gaps (measured with `gateway-bench ingest` on 2 cores: 4 workers ingest 30–50% more
+        /// emails per second than 2, at the same CPU per email).
         package var workerCount: Int
         /// How each worker confines itself.
         package var confinement: Confinement.Configuration
@@ -34,7 +37,7 @@ extension WorkerPool {
             workerExecutable: String,
             workerArguments: [String] = [],
             workerEnvironment: [String: String] = ["SWIFT_BACKTRACE": "enable=no"],
-            workerCount: Int = ProcessInfo.processInfo.activeProcessorCount,
+            workerCount: Int = 2 * ProcessInfo.processInfo.activeProcessorCount,
             confinement: Confinement.Configuration = Confinement.Configuration(),
             maxDocumentBytes: Int = 32 << 20,
             limits: ExtractionRequest.Limits = ExtractionRequest.Limits(),

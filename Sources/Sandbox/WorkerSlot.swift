@@ -27,7 +27,6 @@ struct WorkerSlot: Sendable {
         sigaddset(&blocked, SIGPIPE)
         pthread_sigmask(SIG_BLOCK, &blocked, nil)
 
-        let decoder = JSONDecoder()
         var worker: WorkerProcess? = start()
         var lastStartFailure: ContinuousClock.Instant? = worker == nil ? .now : nil
 
@@ -73,7 +72,7 @@ struct WorkerSlot: Sendable {
                         answer: .failure(SandboxFailure(code: .unavailable, reason: "no worker could be started")))
                     continue
                 }
-                let (answer, keep) = perform(job, on: current, decoder: decoder)
+                let (answer, keep) = perform(job, on: current)
                 if !keep {  // already killed and reaped
                     worker = nil
                     core.workerStopped(slot: index)
@@ -107,7 +106,7 @@ struct WorkerSlot: Sendable {
     ///
     /// - Returns: the answer, and whether the worker may be used again (it answered properly).
     private func perform(
-        _ job: PoolCore.Job, on worker: WorkerProcess, decoder: JSONDecoder
+        _ job: PoolCore.Job, on worker: WorkerProcess
     ) -> (PoolCore.Answer, Bool) {
         let startedAt = ContinuousClock.now
         let deadline = startedAt + job.deadline
@@ -147,8 +146,11 @@ struct WorkerSlot: Sendable {
         }
         switch answer {
         case .graph(_, let json):
-            guard let graph = try? json.withUnsafeBytes({ try decoder.decode(MarkupGraph.self, from: Data($0)) }) else {
-                return (.failure(protocolError(worker, "answered with a graph that does not decode")), false)
+            let graph: MarkupGraph
+            do {
+                graph = try GraphWire.decode(json)
+            } catch {
+                return (.failure(protocolError(worker, "answered with a graph that does not decode (\(error))")), false)
             }
             worker.documentsCompleted += 1
             return (.success(graph), true)

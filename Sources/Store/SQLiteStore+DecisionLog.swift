@@ -41,19 +41,10 @@ extension SQLiteStore {
     ) async throws -> DecisionLogEntry {
         try validate(reservations)
         try validate(decision)
-        let now = StoreTime.milliseconds(self.now())
-        return try await writing("ingest") { db in
-            var entry = decision
-            for item in reservations {
-                let outcome = try Self.apply(item, now: now, in: db)
-                entry.reservations.append(ReservationOutcomeRecord(itemReference: item.itemReference, outcome: outcome))
-            }
-            let stored = try Self.insert(entry, in: db)
-            if let spoolID {
-                try db.cachedStatement(sql: "DELETE FROM spooled_message WHERE id = ?").execute(arguments: [spoolID])
-            }
-            return stored
-        }
+        let request = GroupCommit.Request(
+            reservations: reservations, decision: decision, spoolID: spoolID, now: StoreTime.milliseconds(self.now()))
+        // Concurrent ingestions share a commit (and its fsync); see GroupCommit.
+        return try await groupCommit.run(request) { try await writeIngestions($0) }
     }
 
     // MARK: - Rows

@@ -4,7 +4,7 @@ internal import GRDB
 extension SQLiteStore {
     package func registeredDomain(_ domain: String) async throws -> RegisteredDomain? {
         let name = Self.normalizedDomain(domain)
-        return try await reading("registry lookup") { db in
+        return try readingInline("registry lookup") { db in
             try Row.fetchOne(
                 db.cachedStatement(sql: "SELECT \(Self.domainColumns) FROM registered_domain WHERE domain = ?"),
                 arguments: [name]

@@ -12,7 +12,8 @@ extension SQLiteStore {
     }
 
     package func flags() async throws -> [DeveloperFlagState] {
-        try await reading("flag list") { db in
+        // At most one row per known flag: a bounded point read on every ingestion.
+        try readingInline("flag list") { db in
             try Row.fetchAll(
                 db.cachedStatement(sql: "SELECT \(Self.flagColumns) FROM developer_flag ORDER BY name")
             ).map(Self.flagState)

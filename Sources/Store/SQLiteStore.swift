@@ -65,6 +65,8 @@ package final class SQLiteStore: GatewayStore {
     let configuration: Configuration
     let now: @Sendable () -> Date
     let pool: DatabasePool
+    /// Shares write transactions between concurrent `ingest` calls.
+    let groupCommit = GroupCommit()
 
     /// Opens the store at `path`, creating the file and its parent directories if needed, and migrates it.
     /// - Parameters:
@@ -143,6 +145,18 @@ package final class SQLiteStore: GatewayStore {
     {
         do {
             return try await pool.read(body)
+        } catch {
+            throw Self.storeError(error, operation: operation, path: path)
+        }
+    }
+
+    /// Runs a point lookup on a reader on the calling thread (GRDB's synchronous read, which the reader's queue
+    /// runs inline), mapping failures to ``StoreError``. For the few-row, index-backed reads every ingestion makes
+    /// (the registry entry, the developer flags): there the async read's two thread hops cost more CPU than the
+    /// query. Never for a read whose size the caller does not bound: it holds the calling thread meanwhile.
+    func readingInline<T>(_ operation: String, _ body: (Database) throws -> T) throws -> T {
+        do {
+            return try pool.read(body)
         } catch {
             throw Self.storeError(error, operation: operation, path: path)
         }

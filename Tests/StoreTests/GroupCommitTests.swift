@@ -1,0 +1,112 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import Store
+
+/// Concurrent `ingest` calls share write transactions (`SQLiteStore.GroupCommit`): every caller still gets
+/// its own result, a failure stays with its caller, and a failed transaction fails only the calls it held.
+@Suite("Group commit of concurrent ingestions")
+struct GroupCommitTests {
+    static func request(_ index: Int) -> SQLiteStore.GroupCommit.Request {
+        SQLiteStore.GroupCommit.Request(
+            reservations: [], decision: DecisionLogTests.entry(hours: Double(index), domain: Sample.domain), spoolID: nil,
+            now: Int64(index))
+    }
+
+    /// A write function that records its batches, answers each request with its own `now` as the id, and
+    /// fails the requests (or the whole transaction) the test names.
+    final class Writer: Sendable {
+        let batches = Mutex<[[Int64]]>([])
+        let failing: Set<Int64>
+        let failingTransactions: Set<Int>
+
+        init(failing: Set<Int64> = [], failingTransactions: Set<Int> = []) {
+            self.failing = failing
+            self.failingTransactions = failingTransactions
+        }
+
+        func write(_ requests: [SQLiteStore.GroupCommit.Request]) async throws -> [Result<DecisionLogEntry, any Error>] {
+            let number = batches.withLock { batches in
+                batches.append(requests.map(\.now))
+                return batches.count - 1
+            }
+            try await Task.sleep(for: .milliseconds(5))  // a commit takes time: others queue meanwhile
+            if failingTransactions.contains(number) { throw StoreError(code: .io, reason: "test: transaction failed") }
+            return requests.map { request in
+                if failing.contains(request.now) { return .failure(StoreError(code: .invalidArgument, reason: "test")) }
+                var entry = request.decision
+                entry.id = request.now
+                return .success(entry)
+            }
+        }
+    }
+
+    @Test func everyCallerGetsItsOwnResultAndWritesAreShared() async throws {
+        let commit = SQLiteStore.GroupCommit()
+        let writer = Writer()
+        try await withThrowingTaskGroup(of: (Int, Int64?).self) { group in
+            for index in 0..<50 {
+                group.addTask { (index, try await commit.run(Self.request(index), write: writer.write).id) }
+            }
+            for try await (index, id) in group { #expect(id == Int64(index)) }
+        }
+        let batches = writer.batches.withLock { $0 }
+        #expect(batches.flatMap { $0 }.sorted() == (0..<50).map(Int64.init))
+        #expect(batches.count < 50)
+        #expect(batches.allSatisfy { $0.count <= SQLiteStore.GroupCommit.maximumBatch })
+    }
+
+    @Test func aFailedRequestFailsAlone() async throws {
+        let commit = SQLiteStore.GroupCommit()
+        let writer = Writer(failing: [7, 21])
+        let failed = try await withThrowingTaskGroup(of: Int?.self) { group in
+            for index in 0..<30 {
+                group.addTask {
+                    let code = await storeErrorCode { _ = try await commit.run(Self.request(index), write: writer.write) }
+                    return code == nil ? nil : index
+                }
+            }
+            var failed: [Int] = []
+            for try await index in group { if let index { failed.append(index) } }
+            return failed.sorted()
+        }
+        #expect(failed == [7, 21])
+    }
+
+    @Test func aFailedTransactionFailsItsBatchAndTheNextOneRuns() async throws {
+        let commit = SQLiteStore.GroupCommit()
+        let writer = Writer(failingTransactions: [0])
+        let failures = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for index in 0..<20 {
+                group.addTask { await storeErrorCode { _ = try await commit.run(Self.request(index), write: writer.write) } == .io }
+            }
+            var failures = 0
+            for try await failed in group where failed { failures += 1 }
+            return failures
+        }
+        let batches = writer.batches.withLock { $0 }
+        #expect(failures == batches[0].count)
+        #expect(try await commit.run(Self.request(99), write: writer.write).id == 99)
+    }
+
+    @Test func concurrentIngestionsOnSQLiteAllLand() async throws {
+        try await withStore { store, _ in
+            let ids = try await withThrowingTaskGroup(of: Int64?.self) { group in
+                for index in 0..<80 {
+                    group.addTask {
+                        try await store.ingest(
+                            [Sample.flight(item: "B9C8-\(index)")], decision: DecisionLogTests.entry(hours: Double(index), domain: Sample.domain)
+                        ).id
+                    }
+                }
+                var ids: [Int64?] = []
+                for try await id in group { ids.append(id) }
+                return ids
+            }
+            #expect(Set(ids.compactMap { $0 }).count == 80)
+            #expect(try await store.list(owner: Sample.owner).count == 80)
+            #expect(try await store.entries(domain: Sample.domain, since: nil, afterID: nil, limit: 100).count == 80)
+        }
+    }
+}
