@@ -32,7 +32,10 @@ struct IngestCommand: AsyncParsableCommand {
             guard let parsed = URL(string: url), parsed.scheme != nil, parsed.host != nil else {
                 throw ValidationError("\(url) is not an absolute URL such as https://booking.example.com/trip/B9C8")
             }
-            let report = try await withIngestor(state: state, resolver: ResolverOptions()) { ingestor in
+            // A page needs no DKIM keys: the default resolver options. They are parsed from no
+            // arguments, because a ParsableArguments made with `init()` traps when read.
+            let noKeys = try ResolverOptions.parse([])
+            let report = try await withIngestor(state: state, resolver: noKeys) { ingestor in
                 try await ingestor.ingestPage(parsed, owners: [owner.lowercased()])
             }
             if json { try Terminal.json(report) } else { ReportPrinter.print(report) }
