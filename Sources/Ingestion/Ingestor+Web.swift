@@ -66,10 +66,13 @@ extension Ingestor {
         let resolutions = Array(resolver.resolve(graph).prefix(environment.policy.limits.maxReservationsPerDocument))
         let host = (try? DomainName(normalizing: page.finalURL.host ?? "")) ?? DomainName(trustedASCII: page.finalURL.host ?? "")
         let registration = try await registry.entry(covering: host)
-        // The source recorded: the final URL and the certificate that vouched for it.
+        // The source recorded: the final URL and the certificate that vouched for it — or, under
+        // allow-unverified-sources, the one the server presented, marked as not verified so the
+        // record never passes an unchecked certificate off as proof.
         var source = page.finalURL.absoluteString
         if let certificate = page.certificate {
-            source += " (\(certificate.subject); sha256 \(certificate.sha256Fingerprint))"
+            let unverified = page.certificateVerified ? "" : "; not verified"
+            source += " (\(certificate.subject); sha256 \(certificate.sha256Fingerprint)\(unverified))"
         }
         let decision = AdmissionDecision(
             source: .web(host: host, finalURL: page.finalURL.absoluteString, verified: page.usedTLS && page.certificateVerified),
