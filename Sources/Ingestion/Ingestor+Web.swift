@@ -55,10 +55,12 @@ extension Ingestor {
         do {
             page = try await pageFetcher(flags: active).fetch(url)
         } catch {
+            // The reason (what was wrong, at which origin, what to do; never the path) goes to the
+            // report, so `gateway ingest url` and `check` say why, not only which rule refused.
             return try await refuse(
                 source: url.absoluteString, channel: .web, codes: [error.code.description],
                 contentHash: ContentHash.sha256Hex(Array(url.absoluteString.utf8)), owners: owners, dryRun: dryRun,
-                spoolID: nil, sourceDomain: url.host?.lowercased())
+                spoolID: nil, sourceDomain: url.host?.lowercased(), diagnostics: [error.description])
         }
         var diagnostics: [String] = []
         let graph = await extract(page.body, kind: .html, diagnostics: &diagnostics)

@@ -234,6 +234,9 @@ struct WebEndToEndTests {
         #expect(status == 1, sourceLocation: sourceLocation)
         #expect(report.verdict == "rejected", sourceLocation: sourceLocation)
         #expect(report.codes == [code], "\(report.diagnostics)", sourceLocation: sourceLocation)
+        if code.hasPrefix("web.") {  // a page not fetched: the report says why, after the code
+            #expect(report.diagnostics.count == 1 && report.diagnostics[0].hasPrefix(code + ": "), sourceLocation: sourceLocation)
+        }
         #expect(report.flags.isEmpty, sourceLocation: sourceLocation)
         #expect(report.items.allSatisfy { $0.outcome == "rejected" && $0.owners.isEmpty }, sourceLocation: sourceLocation)
         let entry = try #require(try await web.log().last, sourceLocation: sourceLocation)
