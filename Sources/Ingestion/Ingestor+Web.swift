@@ -49,11 +49,15 @@ extension Ingestor {
     /// from — and admits its markup: HTTPS with a valid certificate, a registered domain, then the
     /// same extraction, resolution, admission, store and decision log as email.
     /// - Parameter owners: whose reservations these are (a page has no signed recipients).
+    /// - Throws: the store's errors, and a ``FetchError`` when the policy's web settings cannot
+    ///   make a fetcher (`web.trust-bundle-invalid`, a host mapped to something not an address):
+    ///   the operator's mistake, never logged as the site's refusal. Every refusal is a report.
     package func ingestPage(_ url: URL, owners: [String], dryRun: Bool = false) async throws -> IngestionReport {
         let active = try await flags.active()
+        let fetcher = try pageFetcher(flags: active)
         let page: FetchedPage
         do {
-            page = try await pageFetcher(flags: active).fetch(url)
+            page = try await fetcher.fetch(url)
         } catch {
             // The reason (what was wrong, at which origin, what to do; never the path) goes to the
             // report, so `gateway ingest url` and `check` say why, not only which rule refused.

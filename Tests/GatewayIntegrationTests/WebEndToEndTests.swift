@@ -152,6 +152,33 @@ struct WebEndToEndTests {
         }
     }
 
+    // MARK: - Your own CA
+
+    @Test("A company CA named in web.trustBundles, next to the policy file: its certificates verify; a missing bundle stops the command")
+    func ownCABundleIsTrusted() async throws {
+        try await withWebGateway { web in
+            // "Untrusted Test CA" plays a company CA: trusted by nobody but this policy.
+            try FileManager.default.copyItem(
+                atPath: Certificates.path("untrusted-ca.pem"), toPath: web.cli.directory.appendingPathComponent("company-ca.pem").path)
+            let company = try web.policy("web-company-ca", from: "test", trustBundles: ["company-ca.pem"])
+            _ = try await web.register(Self.booking, policy: company)
+            let url = web.site.url("/page.html", server: .untrusted)
+            try await expectAdmitted(url, web, flag: nil, source: try await web.source(url, certificate: "untrusted.pem"), policy: company)
+            // The system store and the named bundle only: the development CA is not trusted here.
+            try await expectRefused(web.site.url("/page.html"), "web.certificate-untrusted", web, policy: company)
+
+            // A bundle that cannot be read is the operator's error, not the site's: nothing is fetched or logged.
+            let missing = try web.policy("web-missing-ca", from: "test", trustBundles: ["missing-ca.pem"])
+            for command in [["ingest", "url", url.absoluteString, "--owner", WebGateway.owner], ["check", url.absoluteString]] {
+                let result = try await web.cli.run(command, policy: missing)
+                #expect(result.status == 2)
+                #expect(result.stdout.isEmpty)
+                #expect(result.stderr.contains("web.trust-bundle-invalid"))
+            }
+            #expect(try await web.log().count == 2)
+        }
+    }
+
     // MARK: - Refused whatever the flags say
 
     @Test("A name resolving to a loopback or private address under the production policy's address rules")

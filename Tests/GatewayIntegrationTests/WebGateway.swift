@@ -83,10 +83,13 @@ struct WebGateway {
 
     /// Writes `NAME.yaml` to the temporary directory: the checked-in policy `base` with `hosts`
     /// added to `web.hosts`, `web` lines added to `web:`, `sections` (top-level YAML) appended,
-    /// and its trust bundle paths made absolute. The development CA is trusted in any case.
+    /// and its trust bundle paths made absolute. The development CA is trusted unless
+    /// `trustBundles` replaces the bundles (paths relative to the temporary directory, as the
+    /// policy file's own).
     /// - Returns: the file's path, for `--policy`.
     func policy(
-        _ name: String, from base: String, hosts: [String: String] = [:], web: [String] = [], sections: String = ""
+        _ name: String, from base: String, hosts: [String: String] = [:], web: [String] = [], sections: String = "",
+        trustBundles: [String]? = nil
     ) throws -> String {
         let original = try String(
             contentsOf: Integration.packageRoot.appendingPathComponent("policies/\(base).yaml"), encoding: .utf8)
@@ -96,7 +99,10 @@ struct WebGateway {
                 ? "name: \(name)" : line.replacingOccurrences(of: "../certs/", with: Certificates.directory.path + "/")
         }
         var webLines = web
-        if !lines.contains(where: { $0.hasPrefix("  trustBundles:") }) {
+        if let trustBundles {
+            lines.removeAll { $0.hasPrefix("  trustBundles:") }
+            webLines.append("  trustBundles: [\(trustBundles.joined(separator: ", "))]")
+        } else if !lines.contains(where: { $0.hasPrefix("  trustBundles:") }) {
             webLines.append("  trustBundles: [\(Certificates.path("dev-ca.pem"))]")
         }
         let hostLines = hosts.sorted { $0.key < $1.key }.map { "    \($0.key): \($0.value)" }
