@@ -96,7 +96,7 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
-        // Shared fakes and real-server fixtures (dnsmasq, a SERVFAIL responder) for the test targets.
+        // Shared fakes and real-server fixtures (dnsmasq, a SERVFAIL responder, the nginx HTTPS test site).
         .target(name: "TestSupport", dependencies: ["DNS"], path: "Tests/TestSupport", swiftSettings: strictSettings),
         // Test-only worker that misbehaves on command (opens files, forks, loops), for SandboxTests.
         .executableTarget(
@@ -137,7 +137,7 @@ let package = Package(
         .testTarget(
             name: "WebFetchTests",
             dependencies: [
-                "WebFetch",
+                "WebFetch", "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],

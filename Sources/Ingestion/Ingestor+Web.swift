@@ -49,16 +49,22 @@ extension Ingestor {
     /// from — and admits its markup: HTTPS with a valid certificate, a registered domain, then the
     /// same extraction, resolution, admission, store and decision log as email.
     /// - Parameter owners: whose reservations these are (a page has no signed recipients).
+    /// - Throws: the store's errors, and a ``FetchError`` when the policy's web settings cannot
+    ///   make a fetcher (`web.trust-bundle-invalid`, a host mapped to something not an address):
+    ///   the operator's mistake, never logged as the site's refusal. Every refusal is a report.
     package func ingestPage(_ url: URL, owners: [String], dryRun: Bool = false) async throws -> IngestionReport {
         let active = try await flags.active()
+        let fetcher = try pageFetcher(flags: active)
         let page: FetchedPage
         do {
-            page = try await pageFetcher(flags: active).fetch(url)
+            page = try await fetcher.fetch(url)
         } catch {
+            // The reason (what was wrong, at which origin, what to do; never the path) goes to the
+            // report, so `gateway ingest url` and `check` say why, not only which rule refused.
             return try await refuse(
                 source: url.absoluteString, channel: .web, codes: [error.code.description],
                 contentHash: ContentHash.sha256Hex(Array(url.absoluteString.utf8)), owners: owners, dryRun: dryRun,
-                spoolID: nil, sourceDomain: url.host?.lowercased())
+                spoolID: nil, sourceDomain: url.host?.lowercased(), diagnostics: [error.description])
         }
         var diagnostics: [String] = []
         let graph = await extract(page.body, kind: .html, diagnostics: &diagnostics)
@@ -66,10 +72,13 @@ extension Ingestor {
         let resolutions = Array(resolver.resolve(graph).prefix(environment.policy.limits.maxReservationsPerDocument))
         let host = (try? DomainName(normalizing: page.finalURL.host ?? "")) ?? DomainName(trustedASCII: page.finalURL.host ?? "")
         let registration = try await registry.entry(covering: host)
-        // The source recorded: the final URL and the certificate that vouched for it.
+        // The source recorded: the final URL and the certificate that vouched for it — or, under
+        // allow-unverified-sources, the one the server presented, marked as not verified so the
+        // record never passes an unchecked certificate off as proof.
         var source = page.finalURL.absoluteString
         if let certificate = page.certificate {
-            source += " (\(certificate.subject); sha256 \(certificate.sha256Fingerprint))"
+            let unverified = page.certificateVerified ? "" : "; not verified"
+            source += " (\(certificate.subject); sha256 \(certificate.sha256Fingerprint)\(unverified))"
         }
         let decision = AdmissionDecision(
             source: .web(host: host, finalURL: page.finalURL.absoluteString, verified: page.usedTLS && page.certificateVerified),

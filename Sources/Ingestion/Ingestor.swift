@@ -185,14 +185,15 @@ package struct Ingestor: Sendable {
         return report
     }
 
-    /// A document refused before authentication (too large, not a message).
+    /// A document refused before authentication (too large, not a message, a page not fetched).
+    /// - Parameter diagnostics: what the report adds to the codes (the reason a page was refused).
     func refuse(
         source: String, channel: IngestionChannel, codes: [String], contentHash: String, owners: [String], dryRun: Bool, spoolID: Int64?,
-        sourceDomain: String? = nil
+        sourceDomain: String? = nil, diagnostics: [String] = []
     ) async throws -> IngestionReport {
         var report = IngestionReport(
             source: source, channel: channel.rawValue, verdict: .rejected, codes: codes, sourceDomain: sourceDomain, dkim: nil, flags: [],
-            owners: owners, items: [], diagnostics: [], logID: nil, spoolID: nil, dryRun: dryRun)
+            owners: owners, items: [], diagnostics: diagnostics, logID: nil, spoolID: nil, dryRun: dryRun)
         if !dryRun {
             let entry = DecisionLogEntry(
                 time: environment.now(), channel: channel, sourceDomain: sourceDomain, source: source, owner: owners.first,

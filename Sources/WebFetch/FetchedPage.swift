@@ -24,8 +24,9 @@ package struct FetchedPage: Sendable, Hashable {
     package var certificate: PeerCertificate?
     /// True when the final hop was HTTPS.
     package var usedTLS: Bool
-    /// True when the final hop was HTTPS and its certificate chain and host name were verified;
-    /// false only when fetched with `allowingUnverifiedSources`.
+    /// True when the final hop was HTTPS and its certificate chain and host name were verified.
+    /// False over HTTP, or for a certificate that failed but was accepted because the fetcher
+    /// allows unverified sources (a valid certificate is verified whatever the fetcher allows).
     package var certificateVerified: Bool
 
     package init(

@@ -18,9 +18,10 @@ extension PageFetcher {
         /// Media types accepted as pages (RFC 9110 §8.3.1), lowercased, without parameters.
         package var acceptedContentTypes: Set<String>
         /// Developer override (`allow-unverified-sources`): permits `http:` URLs and redirects to
-        /// them, and accepts any certificate over HTTPS (the leaf is still recorded, and the page
-        /// says `certificateVerified == false`). It relaxes nothing else: the address policy,
-        /// redirect rules, limits and content types still apply, and TLS stays 1.2 or later.
+        /// them, and accepts any certificate over HTTPS. The certificate is still checked and the
+        /// leaf recorded: the page says `certificateVerified == false` only when it did not
+        /// validate. It relaxes nothing else: the address policy, redirect rules, limits and
+        /// content types still apply, and TLS stays 1.2 or later.
         package var allowingUnverifiedSources: Bool
         /// Asked for the host of every redirect target before it is followed (the registry check
         /// belongs to the caller). Not asked for the URL given to `fetch`. Default: refuse all.

@@ -25,6 +25,8 @@ extension PageFetcher {
         var body: [UInt8]
         var address: IPAddress
         var certificate: PeerCertificate?
+        /// The chain and host name passed `trustStore` (always, unless unverified sources are allowed).
+        var certificateVerified: Bool
     }
 
     /// Statuses that redirect a GET (RFC 9110 §15.4.2–§15.4.9; 300, 304 and 305 do not).
@@ -71,7 +73,7 @@ extension PageFetcher {
             throw FetchError(code: .connectionFailed, reason: "\(address) is not a usable socket address")
         }
         let useTLS = target.scheme == .https
-        let verifying = !configuration.allowingUnverifiedSources
+        let tolerating = configuration.allowingUnverifiedSources
         let context = tlsContext
         let serverName = target.serverName
         let literal = target.literal
@@ -84,12 +86,9 @@ extension PageFetcher {
                     channel.eventLoop.makeCompletedFuture {
                         let pipeline = channel.pipeline.syncOperations
                         if useTLS {
-                            let tls =
-                                verifying
-                                ? try Self.verifyingTLSHandler(
-                                    context: context, serverName: serverName, literal: literal,
-                                    trustStore: trustStore, observation: observation)
-                                : try NIOSSLClientHandler(context: context, serverHostname: serverName)
+                            let tls = try Self.verifyingTLSHandler(
+                                context: context, serverName: serverName, literal: literal,
+                                trustStore: trustStore, observation: observation, tolerating: tolerating)
                             try pipeline.addHandler(tls)
                             try pipeline.addHandler(HandshakeObserver(observation: observation))
                         }
@@ -114,9 +113,11 @@ extension PageFetcher {
 
     /// A TLS client handler whose certificate check is `trustStore.verify`, run on the thread pool
     /// (path building may read the hashed certificate directory), and which notes why it refused.
+    /// When `tolerating` (unverified sources allowed), a chain that fails is accepted all the same,
+    /// and only a chain that passed is noted as verified.
     private static func verifyingTLSHandler(
         context: NIOSSLContext, serverName: String?, literal: IPAddress?, trustStore: TrustStore,
-        observation: TLSObservation
+        observation: TLSObservation, tolerating: Bool
     ) throws -> NIOSSLClientHandler {
         try NIOSSLClientHandler(context: context, serverHostname: serverName) {
             (certificates: [NIOSSLCertificate], promise: EventLoopPromise<NIOSSLVerificationResult>) in
@@ -128,6 +129,9 @@ extension PageFetcher {
             }.whenComplete { result in
                 switch result {
                 case .success(nil):
+                    observation.noteVerified()
+                    promise.succeed(.certificateVerified)
+                case _ where tolerating:
                     promise.succeed(.certificateVerified)
                 case .success(let failure?):
                     observation.noteVerificationFailure(failure)
@@ -269,7 +273,8 @@ extension PageFetcher {
                         charset: contentType.charset,
                         body: body,
                         address: address,
-                        certificate: observation.peerCertificate.flatMap(PeerCertificate.init(der:))
+                        certificate: observation.peerCertificate.flatMap(PeerCertificate.init(der:)),
+                        certificateVerified: observation.verified
                     ))
             }
         } catch {

@@ -29,11 +29,14 @@ package struct PageFetcher: Sendable {
         // RFC 8446/5246: TLS 1.2 or later. The chain and host name are verified by `trustStore` in
         // the custom verification callback (see TrustStore for why), and NIOSSL checks the host
         // name once more after the handshake. BoringSSL's own root list stays empty, so anything
-        // that bypassed the callback would fail closed.
+        // that bypassed the callback would fail closed. Allowing unverified sources still runs
+        // the callback (BoringSSL skips it under `.none`), which then accepts what fails but
+        // records that it did: a valid certificate stays verified under the flag.
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.minimumTLSVersion = .tlsv12
         tls.trustRoots = .certificates([])
-        tls.certificateVerification = configuration.allowingUnverifiedSources ? .none : .fullVerification
+        tls.certificateVerification =
+            configuration.allowingUnverifiedSources ? .noHostnameVerification : .fullVerification
         tls.applicationProtocols = ["http/1.1"]
         // The request says Connection: close and the body's end is known from HTTP framing, so
         // nothing waits on the server's close_notify: closing (done, refused or timed out) must
@@ -71,7 +74,7 @@ package struct PageFetcher: Sendable {
                     connectedAddress: page.address.description,
                     certificate: page.certificate,
                     usedTLS: target.scheme == .https,
-                    certificateVerified: target.scheme == .https && !configuration.allowingUnverifiedSources
+                    certificateVerified: target.scheme == .https && page.certificateVerified
                 )
             case .redirect(let status, let location):
                 target = try await redirectTarget(

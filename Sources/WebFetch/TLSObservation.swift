@@ -8,12 +8,16 @@ internal import Synchronization
 final class TLSObservation: Sendable {
     private struct State {
         var verificationFailure: TrustStore.Failure?
+        var verified = false
         var peerCertificate: [UInt8]?
     }
 
     private let state = Mutex(State())
 
     var verificationFailure: TrustStore.Failure? { state.withLock { $0.verificationFailure } }
+    /// True once the chain and host name passed the trust store (never set when one failed,
+    /// even if the failure was tolerated).
+    var verified: Bool { state.withLock { $0.verified } }
     /// The DER of the leaf certificate, once the handshake completed.
     var peerCertificate: [UInt8]? { state.withLock { $0.peerCertificate } }
 
@@ -21,6 +25,10 @@ final class TLSObservation: Sendable {
         state.withLock { state in
             if state.verificationFailure == nil { state.verificationFailure = failure }
         }
+    }
+
+    func noteVerified() {
+        state.withLock { $0.verified = true }
     }
 
     func notePeerCertificate(_ der: [UInt8]) {

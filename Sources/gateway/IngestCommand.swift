@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Ingestion
 import Store
+import WebFetch
 
 struct IngestCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -32,8 +33,11 @@ struct IngestCommand: AsyncParsableCommand {
             guard let parsed = URL(string: url), parsed.scheme != nil, parsed.host != nil else {
                 throw ValidationError("\(url) is not an absolute URL such as https://booking.example.com/trip/B9C8")
             }
-            let report = try await withIngestor(state: state, resolver: ResolverOptions()) { ingestor in
-                try await ingestor.ingestPage(parsed, owners: [owner.lowercased()])
+            // A page needs no DKIM keys: the default resolver options. They are parsed from no
+            // arguments, because a ParsableArguments made with `init()` traps when read.
+            let noKeys = try ResolverOptions.parse([])
+            let report = try await withIngestor(state: state, resolver: noKeys) { ingestor in
+                try await ingestPage(parsed, owners: [owner.lowercased()], dryRun: false, ingestor, policy: state.policy)
             }
             if json { try Terminal.json(report) } else { ReportPrinter.print(report) }
             if report.verdict != .admitted { throw ExitCode(1) }
@@ -111,7 +115,7 @@ struct CheckCommand: AsyncParsableCommand {
         let owners = owner.map { [$0.lowercased()] } ?? []
         let report = try await withIngestor(state: state, resolver: resolver) { ingestor in
             if file.hasPrefix("https://") || file.hasPrefix("http://"), let url = URL(string: file) {
-                return try await ingestor.ingestPage(url, owners: owners, dryRun: true)
+                return try await ingestPage(url, owners: owners, dryRun: true, ingestor, policy: state.policy)
             }
             return try await ingestor.ingestEmail(try Terminal.read(file), source: file, owners: owners, dryRun: true)
         }
@@ -143,5 +147,15 @@ struct RetryCommand: AsyncParsableCommand {
             if json { try Terminal.json(report) } else { ReportPrinter.print(report) }
         }
         if !json { Terminal.line("\(reports.count) deferred message\(reports.count == 1 ? "" : "s") retried") }
+    }
+}
+
+/// `Ingestor.ingestPage`, with a policy whose web settings cannot make a fetcher (an unreadable
+/// trust bundle) reported as the usage error it is: status 2, naming the policy.
+fileprivate func ingestPage(_ url: URL, owners: [String], dryRun: Bool, _ ingestor: Ingestor, policy: String) async throws -> IngestionReport {
+    do {
+        return try await ingestor.ingestPage(url, owners: owners, dryRun: dryRun)
+    } catch let error as FetchError {
+        throw CommandFailure(message: "--policy \(policy): \(error)", status: 2)
     }
 }

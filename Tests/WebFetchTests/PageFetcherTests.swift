@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 import WebFetch
 
@@ -190,6 +191,13 @@ struct PageFetcherTests {
             let untrusted = try await fetcher.fetch(site.url("/page.html", server: .untrusted))
             #expect(untrusted.usedTLS && !untrusted.certificateVerified)
             #expect(untrusted.certificate?.issuer == "CN=Untrusted Test CA,O=Nobody You Know")
+            for server in [TestSite.Server.expired, .wrongHost] {
+                let page = try await fetcher.fetch(site.url("/page.html", server: server))
+                #expect(page.usedTLS && !page.certificateVerified && page.certificate != nil)
+            }
+            // A certificate that validates is still checked, and says so.
+            let trusted = try await fetcher.fetch(site.url("/page.html"))
+            #expect(trusted.usedTLS && trusted.certificateVerified)
             let redirected = try await fetcher.fetch(site.url("/to-http"))
             #expect(redirected.finalURL.scheme == "http")
             // Still refused: special addresses, unregistered redirect targets, non-HTML, TLS < 1.2.
