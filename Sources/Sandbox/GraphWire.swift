@@ -20,8 +20,9 @@ import Markup
 ///     varint     unsigned LEB128, at most 10 bytes
 enum GraphWire {
     static let version: UInt8 = 1
-    /// Deepest nesting of nodes the reader accepts (extraction's own limit is far lower).
-    static let maximumDepth = 256
+    /// Deepest nesting of nodes the reader accepts: extraction nests items at most 64 deep
+    /// (`maxItemDepth`, `maxJSONDepth`), so anything much deeper comes from a compromised worker.
+    static let maximumDepth = 96
 
     struct Malformed: Error, CustomStringConvertible {
         var description: String

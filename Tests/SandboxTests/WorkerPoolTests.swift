@@ -256,9 +256,9 @@ extension WorkerProcessTests {
 
     @Suite("Worker pool: answers a compromised worker could give")
     struct HostileAnswerTests {
-        /// Extraction nests items at most 64 deep (`maxItemDepth`, `maxJSONDepth`), about 390 JSON levels;
-        /// the parent's JSONDecoder refuses more than 512 levels before decoding, so a hostile answer
-        /// cannot drive the gateway's decoding recursion deep.
+        /// Extraction nests items at most 64 deep (`maxItemDepth`, `maxJSONDepth`); the gateway's graph
+        /// reader (GraphWire) refuses more than 96 levels, so a hostile answer cannot drive its
+        /// decoding recursion deep.
         @Test(
             "a graph nested as deep as extraction allows decodes; a deeper one is refused, and the gateway lives",
             arguments: [(64, true), (100, false), (20_000, false)])

@@ -30,8 +30,8 @@ func recurse(_ depth: Int) -> Int {
 }
 
 /// Writes a graph frame by hand (the layout in Sandbox's Frame+Payloads.swift), bypassing WorkerMain.
-func writeGraphFrame(id: UInt64, json: String) {
-    let payload = Array(json.utf8)
+/// Writes a graph frame (GraphWire's binary form) by hand, as a compromised worker could.
+func writeGraphFrame(id: UInt64, payload: [UInt8]) {
     let length = UInt32(8 + payload.count)
     var frame: [UInt8] = [
         UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF), 0x20,
@@ -99,17 +99,17 @@ func handle(_ request: ExtractionRequest) -> MarkupGraph {
         let block = [UInt8](repeating: 1, count: argument)
         return report("probe.allocated-\(block.count)")
     case "deep-answer":  // a well-formed graph frame nesting `argument` items deep, written by hand
-        var json = #"{"diagnostics":[],"nodes":["#
-        for _ in 0..<argument {
-            json += #"{"syntax":"json-ld","types":["T"],"properties":[{"name":"p","values":[{"node":{"_0":"#
-        }
-        json += #"{"syntax":"json-ld","types":["T"],"properties":[]}"#
-        for _ in 0..<argument { json += "}}]}]}" }
-        json += "]}"
-        writeGraphFrame(id: request.id, json: json)
+        // version 1, one node; each node: one type "T", no id, json-ld, one property "p" whose one
+        // value is the next node; the innermost has no property; no diagnostics.
+        var payload: [UInt8] = [1, 1]
+        let nodeHead: [UInt8] = [1, 1, UInt8(ascii: "T"), 0, 0]
+        for _ in 0..<argument { payload += nodeHead + [1, 1, UInt8(ascii: "p"), 1, 1] }
+        payload += nodeHead + [0]
+        payload.append(0)
+        writeGraphFrame(id: request.id, payload: payload)
         _exit(0)  // the answer is out; leave before WorkerMain writes a second one
     case "wrong-id":  // a well-formed answer to another request
-        writeGraphFrame(id: request.id &+ 1, json: #"{"diagnostics":[],"nodes":[]}"#)
+        writeGraphFrame(id: request.id &+ 1, payload: [1, 0, 0])  // an empty graph
         _exit(0)
     case "garbage":
         _ = write(1, "this is not a frame at all", 26)
