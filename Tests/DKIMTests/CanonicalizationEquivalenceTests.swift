@@ -1,5 +1,6 @@
-@testable import DKIM
 import Testing
+
+@testable import DKIM
 
 /// The whole-body relaxed canonicalization (no `l=`, the fast path) must agree byte for byte with the
 /// streaming one that `l=` uses, which follows RFC 6376 §3.4.4 one byte at a time.
