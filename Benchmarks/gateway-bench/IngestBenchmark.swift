@@ -39,9 +39,11 @@ struct IngestBenchmark {
         let started = Date()
         let (corpus, zone) = try Self.corpus(count: messageCount)
         let bytes = corpus.reduce(0) { $0 + $1.count }
-        report(String(format: "corpus: %d signed emails, %.1f MB (mean %.0f KB), generated and signed in %.1f s",
-                     corpus.count, Double(bytes) / 1e6, Double(bytes) / Double(corpus.count) / 1000,
-                     Date().timeIntervalSince(started)))
+        report(
+            String(
+                format: "corpus: %d signed emails, %.1f MB (mean %.0f KB), generated and signed in %.1f s",
+                corpus.count, Double(bytes) / 1e6, Double(bytes) / Double(corpus.count) / 1000,
+                Date().timeIntervalSince(started)))
 
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gateway-bench-\(getpid())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -61,11 +63,15 @@ struct IngestBenchmark {
             var storeConfiguration = SQLiteStore.Configuration()
             storeConfiguration.durability = durability
             let name = durability == .full ? "full" : "normal"
-            let store = TimedStore(try SQLiteStore(path: directory.appendingPathComponent("\(name).sqlite").path, configuration: storeConfiguration))
+            let store = TimedStore(
+                try SQLiteStore(
+                    path: directory.appendingPathComponent("\(name).sqlite").path, configuration: storeConfiguration))
             let pool = try await WorkerPool(configuration: configuration)
             let extractor = TimedExtractor(SandboxedExtractor(pool: pool))
             let ingestor = Ingestor(
-                environment: Ingestor.Environment(store: store, policy: policy, resolver: resolver, extractor: extractor, publicSuffixes: publicSuffixes))
+                environment: Ingestor.Environment(
+                    store: store, policy: policy, resolver: resolver, extractor: extractor,
+                    publicSuffixes: publicSuffixes))
             _ = try await ingestor.registry.register("bench.example", contact: nil, by: "gateway-bench")
             // Warm-up: starts the workers' parsers, fills the key cache, creates the tables' first pages.
             for message in corpus.prefix(20) { _ = try await ingestor.ingestEmail(message, source: "warm-up") }
@@ -82,23 +88,33 @@ struct IngestBenchmark {
             let workerCPU = CPUTime.workers(of: pool) - workersBefore
 
             let admitted = verdicts[.admitted, default: 0]
-            let summary = verdicts.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue) \($0.value)" }.joined(separator: ", ")
+            let summary = verdicts.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue) \($0.value)" }
+                .joined(separator: ", ")
             let perEmail = { (seconds: Double) in seconds / Double(corpus.count) * 1e3 }
             var load = [0.0, 0, 0]
             getloadavg(&load, 3)
-            report(String(format: "ingest (synchronous=%@): %.0f emails/s, %d in flight, %d workers (%@; load average %.1f)",
-                         name.uppercased(), Double(corpus.count) / elapsed, concurrency, configuration.workerCount, summary, load[0]))
-            report(String(format: "  per email, wall ms (queueing included): extraction in the sandbox %.2f, store %.2f",
-                         perEmail(extractor.seconds), perEmail(store.seconds)))
+            report(
+                String(
+                    format: "ingest (synchronous=%@): %.0f emails/s, %d in flight, %d workers (%@; load average %.1f)",
+                    name.uppercased(), Double(corpus.count) / elapsed, concurrency, configuration.workerCount, summary,
+                    load[0]))
+            report(
+                String(
+                    format: "  per email, wall ms (queueing included): extraction in the sandbox %.2f, store %.2f",
+                    perEmail(extractor.seconds), perEmail(store.seconds)))
             let cores = Double(ProcessInfo.processInfo.activeProcessorCount)
-            report(String(format: "  CPU per email %.2f ms (gateway %.2f + workers %.2f): %.0f idle cores would ingest about %.0f emails/s",
-                         perEmail(cpu.process + workerCPU), perEmail(cpu.process), perEmail(workerCPU), cores,
-                         cores / ((cpu.process + workerCPU) / Double(corpus.count))))
+            report(
+                String(
+                    format:
+                        "  CPU per email %.2f ms (gateway %.2f + workers %.2f): %.0f idle cores would ingest about %.0f emails/s",
+                    perEmail(cpu.process + workerCPU), perEmail(cpu.process), perEmail(workerCPU), cores,
+                    cores / ((cpu.process + workerCPU) / Double(corpus.count))))
             guard admitted == corpus.count else {
                 report("ERROR: \(corpus.count - admitted) emails were not admitted")
                 exit(1)
             }
-            try await breakdown(corpus, ingestor: ingestor, extractor: extractor.base, resolver: resolver, graphs: extractor.sample)
+            try await breakdown(
+                corpus, ingestor: ingestor, extractor: extractor.base, resolver: resolver, graphs: extractor.sample)
             await pool.shutdown()
             try store.base.close()
         }
@@ -107,7 +123,8 @@ struct IngestBenchmark {
     /// Stage costs measured one email at a time in this process (CPU time, so the machine's load does
     /// not count), so they can be compared with the concurrent run's CPU per email.
     private func breakdown(
-        _ corpus: [[UInt8]], ingestor: Ingestor, extractor: any Extractor, resolver: any TXTResolver, graphs: [MarkupGraph]
+        _ corpus: [[UInt8]], ingestor: Ingestor, extractor: any Extractor, resolver: any TXTResolver,
+        graphs: [MarkupGraph]
     ) async throws {
         let sample = Array(corpus.prefix(300))
         func cpu(_ body: () async throws -> Void) async rethrows -> Double {
@@ -117,9 +134,13 @@ struct IngestBenchmark {
         }
         let verifier = DKIMVerifier(resolver: resolver)
         let dkim = try await cpu { for message in sample { _ = await verifier.verify(try RawMessage(bytes: message)) } }
-        let extraction = await cpu { for message in sample { _ = await extractor.extract(message, kind: .email, deadline: .seconds(5)) } }
+        let extraction = await cpu {
+            for message in sample { _ = await extractor.extract(message, kind: .email, deadline: .seconds(5)) }
+        }
         let reservations = ReservationResolver()
-        let resolve = await cpu { for index in sample.indices { _ = reservations.resolve(graphs[index % graphs.count]) } }
+        let resolve = await cpu {
+            for index in sample.indices { _ = reservations.resolve(graphs[index % graphs.count]) }
+        }
         let domain = try DomainName(normalizing: "bench.example")
         let reads = try await cpu {
             for _ in sample {
@@ -134,31 +155,45 @@ struct IngestBenchmark {
         var inputs: [(EmailAuthentication, [Resolution])] = []
         for (index, message) in sample.enumerated() {
             let parsed = try RawMessage(bytes: message)
-            let authentication = EmailAuthentication(message: parsed, verification: await verifier.verify(parsed), publicSuffixes: ingestor.environment.publicSuffixes)
+            let authentication = EmailAuthentication(
+                message: parsed, verification: await verifier.verify(parsed),
+                publicSuffixes: ingestor.environment.publicSuffixes)
             inputs.append((authentication, reservations.resolve(graphs[index % graphs.count])))
         }
         let authenticate = try await cpu {
             for (index, message) in sample.enumerated() {
-                _ = EmailAuthentication(message: try RawMessage(bytes: message), verification: inputs[index].0.verification, publicSuffixes: ingestor.environment.publicSuffixes)
+                _ = EmailAuthentication(
+                    message: try RawMessage(bytes: message), verification: inputs[index].0.verification,
+                    publicSuffixes: ingestor.environment.publicSuffixes)
             }
         }
         let admit = await cpu {
             for (authentication, resolutions) in inputs {
                 _ = AdmissionDecision(
-                    source: .email(authentication), resolutions: resolutions, owners: [], registration: registration, flags: flags,
+                    source: .email(authentication), resolutions: resolutions, owners: [], registration: registration,
+                    flags: flags,
                     policy: ingestor.environment.policy, markupInUnsignedTail: false, sourceDescription: "probe")
             }
         }
-        let whole = try await cpu { for (index, message) in sample.enumerated() { _ = try await ingestor.ingestEmail(message, source: "probe-\(index)") } }
+        let whole = try await cpu {
+            for (index, message) in sample.enumerated() {
+                _ = try await ingestor.ingestEmail(message, source: "probe-\(index)")
+            }
+        }
         let parts = [dkim, extraction, resolve, reads, hash, authenticate, admit]
-        report(String(format: "  one at a time, gateway CPU ms per email: whole ingest %.3f = DKIM verify %.3f + extraction (parent side) %.3f "
-                     + "+ resolve %.3f + registry and flag reads %.3f + content hash %.3f + authentication %.3f + admission %.3f "
-                     + "+ the rest (store write, report) %.3f",
-                     whole, dkim, extraction, resolve, reads, hash, authenticate, admit, whole - parts.reduce(0, +)))
+        report(
+            String(
+                format:
+                    "  one at a time, gateway CPU ms per email: whole ingest %.3f = DKIM verify %.3f + extraction (parent side) %.3f "
+                    + "+ resolve %.3f + registry and flag reads %.3f + content hash %.3f + authentication %.3f + admission %.3f "
+                    + "+ the rest (store write, report) %.3f",
+                whole, dkim, extraction, resolve, reads, hash, authenticate, admit, whole - parts.reduce(0, +)))
     }
 
     /// Ingests every email with at most `concurrency` in flight; returns the verdicts counted.
-    private static func ingestAll(_ corpus: [[UInt8]], with ingestor: Ingestor, concurrency: Int) async throws -> [DecisionLogEntry.Verdict: Int] {
+    private static func ingestAll(_ corpus: [[UInt8]], with ingestor: Ingestor, concurrency: Int) async throws
+        -> [DecisionLogEntry.Verdict: Int]
+    {
         try await withThrowingTaskGroup(of: DecisionLogEntry.Verdict.self) { group in
             var verdicts: [DecisionLogEntry.Verdict: Int] = [:]
             var next = 0
@@ -188,9 +223,10 @@ struct IngestBenchmark {
         var zone = ""
         for (selector, key, _) in profiles {
             let data = Data(try key.publicKeyRecordData()).base64EncodedString()
-            zone += "\(selector)._domainkey.bench.example. 3600 IN TXT \"v=DKIM1; k=\(key.type == .rsa ? "rsa" : "ed25519"); p=\(data)\"\n"
+            zone +=
+                "\(selector)._domainkey.bench.example. 3600 IN TXT \"v=DKIM1; k=\(key.type == .rsa ? "rsa" : "ed25519"); p=\(data)\"\n"
         }
-        var generator = SplitMix64(seed: 20261204)
+        var generator = SplitMix64(seed: 20_261_204)
         var corpus: [[UInt8]] = []
         corpus.reserveCapacity(count)
         for index in 0..<count {
@@ -216,7 +252,9 @@ private final class Stopwatch: Sendable {
         let start = clock.now
         defer {
             let elapsed = clock.now - start
-            nanoseconds.add(elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000, ordering: .relaxed)
+            nanoseconds.add(
+                elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000,
+                ordering: .relaxed)
         }
         return try await body()
     }
@@ -258,36 +296,62 @@ private struct TimedStore: GatewayStore {
     var seconds: Double { stopwatch.seconds }
     func reset() { stopwatch.reset() }
 
-    func ingest(_ reservations: [IncomingReservation], decision: DecisionLogEntry, removingSpooledMessage spoolID: Int64?) async throws -> DecisionLogEntry {
-        try await stopwatch.time { try await base.ingest(reservations, decision: decision, removingSpooledMessage: spoolID) }
+    func ingest(
+        _ reservations: [IncomingReservation], decision: DecisionLogEntry, removingSpooledMessage spoolID: Int64?
+    ) async throws -> DecisionLogEntry {
+        try await stopwatch.time {
+            try await base.ingest(reservations, decision: decision, removingSpooledMessage: spoolID)
+        }
     }
     func apply(_ reservations: [IncomingReservation]) async throws -> [LifecycleOutcome] {
         try await stopwatch.time { try await base.apply(reservations) }
     }
-    func reservation(id: Int64) async throws -> StoredReservation? { try await stopwatch.time { try await base.reservation(id: id) } }
-    func lookup(containerReference: String, itemReferences: [String], owner: String, sourceDomain: String?) async throws -> [StoredReservation] {
+    func reservation(id: Int64) async throws -> StoredReservation? {
+        try await stopwatch.time { try await base.reservation(id: id) }
+    }
+    func lookup(containerReference: String, itemReferences: [String], owner: String, sourceDomain: String?) async throws
+        -> [StoredReservation]
+    {
         try await stopwatch.time {
-            try await base.lookup(containerReference: containerReference, itemReferences: itemReferences, owner: owner, sourceDomain: sourceDomain)
+            try await base.lookup(
+                containerReference: containerReference, itemReferences: itemReferences, owner: owner,
+                sourceDomain: sourceDomain)
         }
     }
-    func list(owner: String) async throws -> [StoredReservation] { try await stopwatch.time { try await base.list(owner: owner) } }
-    func listAll(limit: Int) async throws -> [StoredReservation] { try await stopwatch.time { try await base.listAll(limit: limit) } }
-    func history(of id: Int64) async throws -> [ReservationHistoryEntry] { try await stopwatch.time { try await base.history(of: id) } }
-    func append(_ entry: DecisionLogEntry) async throws -> DecisionLogEntry { try await stopwatch.time { try await base.append(entry) } }
-    func entries(domain: String?, since: Date?, afterID: Int64?, limit: Int) async throws -> [DecisionLogEntry] {
-        try await stopwatch.time { try await base.entries(domain: domain, since: since, afterID: afterID, limit: limit) }
+    func list(owner: String) async throws -> [StoredReservation] {
+        try await stopwatch.time { try await base.list(owner: owner) }
     }
-    func registeredDomain(_ domain: String) async throws -> RegisteredDomain? { try await stopwatch.time { try await base.registeredDomain(domain) } }
+    func listAll(limit: Int) async throws -> [StoredReservation] {
+        try await stopwatch.time { try await base.listAll(limit: limit) }
+    }
+    func history(of id: Int64) async throws -> [ReservationHistoryEntry] {
+        try await stopwatch.time { try await base.history(of: id) }
+    }
+    func append(_ entry: DecisionLogEntry) async throws -> DecisionLogEntry {
+        try await stopwatch.time { try await base.append(entry) }
+    }
+    func entries(domain: String?, since: Date?, afterID: Int64?, limit: Int) async throws -> [DecisionLogEntry] {
+        try await stopwatch.time {
+            try await base.entries(domain: domain, since: since, afterID: afterID, limit: limit)
+        }
+    }
+    func registeredDomain(_ domain: String) async throws -> RegisteredDomain? {
+        try await stopwatch.time { try await base.registeredDomain(domain) }
+    }
     func registeredDomains(status: RegisteredDomain.Status?) async throws -> [RegisteredDomain] {
         try await stopwatch.time { try await base.registeredDomains(status: status) }
     }
-    func setDomain(_ domain: String, status: RegisteredDomain.Status, contact: String?, by actor: String) async throws -> RegisteredDomain {
+    func setDomain(_ domain: String, status: RegisteredDomain.Status, contact: String?, by actor: String) async throws
+        -> RegisteredDomain
+    {
         try await stopwatch.time { try await base.setDomain(domain, status: status, contact: contact, by: actor) }
     }
     func domainChanges(domain: String?, limit: Int) async throws -> [DomainChange] {
         try await stopwatch.time { try await base.domainChanges(domain: domain, limit: limit) }
     }
-    func flag(_ name: String) async throws -> DeveloperFlagState? { try await stopwatch.time { try await base.flag(name) } }
+    func flag(_ name: String) async throws -> DeveloperFlagState? {
+        try await stopwatch.time { try await base.flag(name) }
+    }
     func flags() async throws -> [DeveloperFlagState] { try await stopwatch.time { try await base.flags() } }
     func setFlag(_ name: String, enabled: Bool, expiresAt: Date?, by actor: String) async throws -> DeveloperFlagState {
         try await stopwatch.time { try await base.setFlag(name, enabled: enabled, expiresAt: expiresAt, by: actor) }
@@ -295,17 +359,28 @@ private struct TimedStore: GatewayStore {
     func flagChanges(name: String?, limit: Int) async throws -> [FlagChange] {
         try await stopwatch.time { try await base.flagChanges(name: name, limit: limit) }
     }
-    func spool(_ message: Data, channel: IngestionChannel, owner: String, reasonCode: String, nextAttemptAt: Date) async throws -> SpooledMessage {
-        try await stopwatch.time { try await base.spool(message, channel: channel, owner: owner, reasonCode: reasonCode, nextAttemptAt: nextAttemptAt) }
+    func spool(_ message: Data, channel: IngestionChannel, owner: String, reasonCode: String, nextAttemptAt: Date)
+        async throws -> SpooledMessage
+    {
+        try await stopwatch.time {
+            try await base.spool(
+                message, channel: channel, owner: owner, reasonCode: reasonCode, nextAttemptAt: nextAttemptAt)
+        }
     }
-    func spooledMessage(id: Int64) async throws -> SpooledMessage? { try await stopwatch.time { try await base.spooledMessage(id: id) } }
+    func spooledMessage(id: Int64) async throws -> SpooledMessage? {
+        try await stopwatch.time { try await base.spooledMessage(id: id) }
+    }
     func spooledMessages(dueBy: Date?, limit: Int) async throws -> [SpooledMessage] {
         try await stopwatch.time { try await base.spooledMessages(dueBy: dueBy, limit: limit) }
     }
     func recordAttempt(id: Int64, reasonCode: String, nextAttemptAt: Date) async throws -> SpooledMessage? {
-        try await stopwatch.time { try await base.recordAttempt(id: id, reasonCode: reasonCode, nextAttemptAt: nextAttemptAt) }
+        try await stopwatch.time {
+            try await base.recordAttempt(id: id, reasonCode: reasonCode, nextAttemptAt: nextAttemptAt)
+        }
     }
-    func removeSpooledMessage(id: Int64) async throws -> Bool { try await stopwatch.time { try await base.removeSpooledMessage(id: id) } }
+    func removeSpooledMessage(id: Int64) async throws -> Bool {
+        try await stopwatch.time { try await base.removeSpooledMessage(id: id) }
+    }
 }
 
 /// CPU time of this process and of its reaped children (the sandbox workers), from getrusage(2).
@@ -334,7 +409,9 @@ struct CPUTime {
             else { continue }
             // After "pid (comm)": state is field 3, utime and stime are fields 14 and 15.
             let fields = stat[stat.index(after: close)...].split(separator: " ")
-            if fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) { total += (user + system) / ticks }
+            if fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) {
+                total += (user + system) / ticks
+            }
         }
         return total
     }

@@ -23,7 +23,8 @@ enum OpenDKIMBaseline {
         guard FileManager.default.fileExists(atPath: "/usr/include/opendkim/dkim.h") else {
             return .failure(Unavailable(reason: "libopendkim-dev is not installed (make deps installs it)"))
         }
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gateway-bench-opendkim-\(getpid())")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "gateway-bench-opendkim-\(getpid())")
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: directory) }
@@ -41,7 +42,10 @@ enum OpenDKIMBaseline {
             }
             try Data(bytes).write(to: corpusFile)
             let (compiled, compileOutput) = run("/usr/bin/cc", ["-O2", "-o", program.path, source.path, "-lopendkim"])
-            guard compiled == 0 else { return .failure(Unavailable(reason: "cc could not build the libopendkim verifier: \(compileOutput.prefix(300))")) }
+            guard compiled == 0 else {
+                return .failure(
+                    Unavailable(reason: "cc could not build the libopendkim verifier: \(compileOutput.prefix(300))"))
+            }
             let (status, output) = run(program.path, [corpusFile.path, keyFile.path])
             let fields = output.split(separator: " ").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
             guard status == 0, fields.count == 3, let messages = Int(fields[0]), let passed = Int(fields[1]),

@@ -271,9 +271,11 @@ private enum WholeRelaxedBody {
                     continue
                 }
                 // The bytes before the first such place were copied as they are.
-                let lanes = unsafeBitCast(SIMD16<UInt8>(repeating: 0).replacing(with: 0xFF, where: care), to: SIMD2<UInt64>.self)
+                let marks = SIMD16<UInt8>(repeating: 0).replacing(with: 0xFF, where: care)
+                let lanes = unsafeBitCast(marks, to: SIMD2<UInt64>.self)
                 let low = UInt64(littleEndian: lanes[0])
-                let clean = low != 0 ? low.trailingZeroBitCount &>> 3 : 8 &+ UInt64(littleEndian: lanes[1]).trailingZeroBitCount &>> 3
+                let high = UInt64(littleEndian: lanes[1])
+                let clean = low != 0 ? low.trailingZeroBitCount &>> 3 : 8 &+ high.trailingZeroBitCount &>> 3
                 used &+= clean
                 index &+= clean
                 break
@@ -283,7 +285,8 @@ private enum WholeRelaxedBody {
             let byte = input[index]
             if byte == 0x20 || byte == 0x09 {
                 var after = index &+ 1
-                while input[after] == 0x20 || input[after] == 0x09 { after &+= 1 }  // stops before `end`: content ends the range
+                // Stops before `end`: the range ends in content.
+                while input[after] == 0x20 || input[after] == 0x09 { after &+= 1 }
                 // The run becomes one SP unless a line end follows (WSP at the end of a line is dropped).
                 if !(input[after] == 0x0D && after &+ 1 < count && input[after &+ 1] == 0x0A) {
                     output.storeBytes(of: 0x20, toByteOffset: used, as: UInt8.self)
@@ -305,7 +308,9 @@ private enum WholeRelaxedBody {
     }
 
     @inline(__always)
-    private static func flush(_ output: UnsafeMutableRawPointer, _ used: inout Int, _ total: inout Int, _ hasher: SHA256Hasher) {
+    private static func flush(
+        _ output: UnsafeMutableRawPointer, _ used: inout Int, _ total: inout Int, _ hasher: SHA256Hasher
+    ) {
         hasher.update(UnsafeRawBufferPointer(start: output, count: used))
         total += used
         used = 0

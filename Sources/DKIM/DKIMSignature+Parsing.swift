@@ -32,7 +32,8 @@ extension DKIMSignature {
         // b= without folding: the signature text for results, and the base64 to decode (computed once: it is long).
         let compactSignature = tags["b"]?.removingFoldingWhitespace
         partial.signatureText = compactSignature
-        if let h = tags["h"] { partial.signedHeaders = parseHeaderList(h) }
+        let headerList = tags["h"].map(parseHeaderList)
+        if let headerList { partial.signedHeaders = headerList }
 
         for required in ["v", "a", "b", "bh", "d", "h", "s"] where tags[required] == nil {
             throw DKIMError(code: .missingTag, reason: "DKIM-Signature has no \(required)= tag; RFC 6376 §3.5 requires v, a, b, bh, d, h and s")
@@ -60,7 +61,7 @@ extension DKIMSignature {
             throw DKIMError(code: .invalidTag, reason: "DKIM-Signature s=\(selector) is not a valid selector (dot-separated labels of letters, digits and hyphens)")
         }
 
-        let signedHeaders = parseHeaderList(tags["h"]!)
+        let signedHeaders = headerList!
         guard !signedHeaders.isEmpty, signedHeaders.allSatisfy({ !$0.isEmpty && !$0.contains(" ") }) else {
             throw DKIMError(code: .invalidTag, reason: "DKIM-Signature h=\(tags["h"]!) is not a colon-separated list of header field names")
         }
@@ -116,8 +117,21 @@ extension DKIMSignature {
 
     /// `h=` is a colon-separated list; folding whitespace may surround each name (RFC 6376 §3.5).
     static func parseHeaderList(_ value: String) -> [String] {
-        value.split(separator: ":", omittingEmptySubsequences: false).map {
-            $0.removingFoldingWhitespace.lowercased()
+        // Tag values are ASCII (TagList admits only VALCHAR and FWS), and for ASCII text splitting and
+        // lower-casing the UTF-8 bytes is splitting and lower-casing the characters, without the cost of
+        // grapheme breaking. Anything else takes the general path.
+        guard value.utf8.allSatisfy({ $0 < 0x80 }) else {
+            return value.split(separator: ":", omittingEmptySubsequences: false).map {
+                $0.removingFoldingWhitespace.lowercased()
+            }
+        }
+        return value.utf8.split(separator: UInt8(ascii: ":"), omittingEmptySubsequences: false).map { name in
+            var bytes = [UInt8]()
+            bytes.reserveCapacity(name.count)
+            for byte in name where byte != 0x20 && byte != 0x09 && byte != 0x0D && byte != 0x0A {
+                bytes.append(byte >= 0x41 && byte <= 0x5A ? byte + 0x20 : byte)
+            }
+            return String(decoding: bytes, as: UTF8.self)
         }
     }
 
@@ -155,12 +169,19 @@ extension DKIMSignature {
     }
 
     static func isValidDomain(_ domain: String) -> Bool {
-        let labels = domain.split(separator: ".", omittingEmptySubsequences: false)
-        return !domain.isEmpty && domain.utf8.count <= 253
-            && labels.allSatisfy { label in
-                !label.isEmpty && label.utf8.count <= 63
-                    && label.utf8.allSatisfy { $0.isASCIILetter || $0.isASCIIDigit || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") || $0 >= 0x80 }
-            }
+        func isLabelByte(_ byte: UInt8) -> Bool {
+            byte.isASCIILetter || byte.isASCIIDigit || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+                || byte >= 0x80
+        }
+        guard !domain.isEmpty, domain.utf8.count <= 253 else { return false }
+        // ASCII (every d= and s= that TagList admits): split the bytes, as splitting the characters would.
+        if domain.utf8.allSatisfy({ $0 < 0x80 }) {
+            let labels = domain.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+            return labels.allSatisfy { label in !label.isEmpty && label.count <= 63 && label.allSatisfy(isLabelByte) }
+        }
+        return domain.split(separator: ".", omittingEmptySubsequences: false).allSatisfy { label in
+            !label.isEmpty && label.utf8.count <= 63 && label.utf8.allSatisfy(isLabelByte)
+        }
     }
 
     static func isValidSelector(_ selector: String) -> Bool { isValidDomain(selector.lowercased()) }

@@ -69,19 +69,23 @@ package struct RawMessage: Sendable {
     /// Converts every bare LF to CRLF. Returns the input untouched (no copy) when it is already CRLF.
     static func normalizingLineEndings(_ input: [UInt8]) -> [UInt8] {
         input.withUnsafeBytes { buffer -> [UInt8] in
-            guard let base = buffer.baseAddress, let firstBare = firstBareLineFeed(in: buffer, from: 0) else { return input }
+            guard let base = buffer.baseAddress, let firstBare = firstBareLineFeed(in: buffer, from: 0) else {
+                return input
+            }
             var output = [UInt8]()
             output.reserveCapacity(input.count + input.count / 32)
             var segmentStart = 0
             var bare: Int? = firstBare
             while let lineFeed = bare {
                 // Everything before the bare LF as it is, then the CR it lacks; the LF opens the next segment.
-                output.append(contentsOf: UnsafeRawBufferPointer(start: base + segmentStart, count: lineFeed - segmentStart))
+                let segment = UnsafeRawBufferPointer(start: base + segmentStart, count: lineFeed - segmentStart)
+                output.append(contentsOf: segment)
                 output.append(.carriageReturn)
                 segmentStart = lineFeed
                 bare = firstBareLineFeed(in: buffer, from: lineFeed + 1)
             }
-            output.append(contentsOf: UnsafeRawBufferPointer(start: base + segmentStart, count: buffer.count - segmentStart))
+            let rest = UnsafeRawBufferPointer(start: base + segmentStart, count: buffer.count - segmentStart)
+            output.append(contentsOf: rest)
             return output
         }
     }
@@ -119,8 +123,8 @@ package struct RawMessage: Sendable {
     /// The separator is `From` and a space followed by something other than a colon: a header field
     /// written in the obsolete form `From : a@example.com` (RFC 5322 §4.5.3) is kept.
     static func dropMboxSeparator(_ bytes: inout [UInt8]) {
-        guard bytes.count >= 5, bytes[0] == UInt8(ascii: "F"), bytes[1] == UInt8(ascii: "r"), bytes[2] == UInt8(ascii: "o"),
-            bytes[3] == UInt8(ascii: "m"), bytes[4] == .space
+        guard bytes.count >= 5, bytes[0] == UInt8(ascii: "F"), bytes[1] == UInt8(ascii: "r"),
+            bytes[2] == UInt8(ascii: "o"), bytes[3] == UInt8(ascii: "m"), bytes[4] == .space
         else { return }
         guard let end = bytes.firstIndex(of: .lineFeed) else { return }
         var index = 5

@@ -163,7 +163,9 @@ enum GraphWire {
         }
 
         mutating func node(depth: Int) throws(Malformed) -> SchemaNode {
-            guard depth <= GraphWire.maximumDepth else { throw Malformed("nodes nest deeper than \(GraphWire.maximumDepth)") }
+            guard depth <= GraphWire.maximumDepth else {
+                throw Malformed("nodes nest deeper than \(GraphWire.maximumDepth)")
+            }
             let typeCount = try count()
             var types: [String] = []
             types.reserveCapacity(typeCount)

@@ -75,7 +75,9 @@ extension SQLiteStore {
             } catch {
                 results = Array(repeating: .failure(error), count: batch.count + 1)
             }
-            for (waiter, result) in zip(batch, results.dropFirst()) { waiter.continuation.resume(returning: .done(result)) }
+            for (waiter, result) in zip(batch, results.dropFirst()) {
+                waiter.continuation.resume(returning: .done(result))
+            }
             let next = state.withLock { state -> Waiter? in
                 guard !state.waiting.isEmpty else {
                     state.leading = false

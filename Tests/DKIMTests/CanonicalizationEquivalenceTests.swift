@@ -1,5 +1,6 @@
-@testable import DKIM
 import Testing
+
+@testable import DKIM
 
 /// The whole-body relaxed canonicalization (no `l=`, the fast path) must agree byte for byte with the
 /// streaming one that `l=` uses, which follows RFC 6376 §3.4.4 one byte at a time.
@@ -51,5 +52,40 @@ struct CanonicalizationEquivalenceTests {
                 #expect(fast == reference)
             }
         }
+    }
+}
+
+/// `h=` lists and domain names are split on UTF-8 bytes when ASCII (every tag value is); the result must
+/// be what splitting the characters gives.
+@Suite("Tag value splitting on bytes equals splitting characters")
+struct TagSplittingEquivalenceTests {
+    @Test("Random ASCII values", arguments: 0..<200)
+    func randomValues(seed: Int) {
+        let alphabet = Array("aZ-_.:  \t\r\n0Q".utf8)
+        var state = UInt64(seed) &+ 7
+        var bytes: [UInt8] = []
+        for _ in 0..<(seed % 40) {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            bytes.append(alphabet[Int((state >> 33) % UInt64(alphabet.count))])
+        }
+        let value = String(decoding: bytes, as: UTF8.self)
+        let reference = value.split(separator: ":", omittingEmptySubsequences: false).map {
+            $0.removingFoldingWhitespace.lowercased()
+        }
+        #expect(DKIMSignature.parseHeaderList(value) == reference)
+        let labels = value.split(separator: ".", omittingEmptySubsequences: false)
+        let valid =
+            !value.isEmpty && value.utf8.count <= 253
+            && labels.allSatisfy { label in
+                !label.isEmpty && label.utf8.count <= 63
+                    && label.utf8.allSatisfy { $0.isASCIILetter || $0.isASCIIDigit || $0 == 0x2D || $0 == 0x5F || $0 >= 0x80 }
+            }
+        #expect(DKIMSignature.isValidDomain(value) == valid)
+    }
+
+    @Test func nonASCIITakesTheGeneralPath() {
+        #expect(DKIMSignature.parseHeaderList("Fröm : TO") == ["fröm", "to"])
+        #expect(DKIMSignature.isValidDomain("bücher.example"))
+        #expect(!DKIMSignature.isValidDomain("bücher..example"))
     }
 }

@@ -9,7 +9,8 @@ import Testing
 struct GraphWireTests {
     static let rich: MarkupGraph = {
         let airline = SchemaNode(
-            types: ["Airline"], properties: [SchemaProperty(name: "name", values: [.text("Café Ä ✈ \u{1F600}"), .text("")])],
+            types: ["Airline"],
+            properties: [SchemaProperty(name: "name", values: [.text("Café Ä ✈ \u{1F600}"), .text("")])],
             syntax: .jsonLD)
         let flight = SchemaNode(
             types: ["Flight", "http://schema.org/Flight"], id: "#f1",
@@ -23,7 +24,9 @@ struct GraphWireTests {
         return MarkupGraph(
             nodes: [reservation, SchemaNode(types: [], syntax: .microdata)],
             diagnostics: [
-                Diagnostic(.warning, Diagnostic.Code("markup.repaired-json"), path: "script[1]", "a trailing comma\nwas removed"),
+                Diagnostic(
+                    .warning, Diagnostic.Code("markup.repaired-json"), path: "script[1]",
+                    "a trailing comma\nwas removed"),
                 Diagnostic(.error, Diagnostic.Code("markup.too-deep"), "nesting over 64"),
             ])
     }()

@@ -10,7 +10,8 @@ import Testing
 struct GroupCommitTests {
     static func request(_ index: Int) -> SQLiteStore.GroupCommit.Request {
         SQLiteStore.GroupCommit.Request(
-            reservations: [], decision: DecisionLogTests.entry(hours: Double(index), domain: Sample.domain), spoolID: nil,
+            reservations: [], decision: DecisionLogTests.entry(hours: Double(index), domain: Sample.domain),
+            spoolID: nil,
             now: Int64(index))
     }
 
@@ -26,7 +27,8 @@ struct GroupCommitTests {
             self.failingTransactions = failingTransactions
         }
 
-        func write(_ requests: [SQLiteStore.GroupCommit.Request]) async throws -> [Result<DecisionLogEntry, any Error>] {
+        func write(_ requests: [SQLiteStore.GroupCommit.Request]) async throws -> [Result<DecisionLogEntry, any Error>]
+        {
             let number = batches.withLock { batches in
                 batches.append(requests.map(\.now))
                 return batches.count - 1
@@ -63,7 +65,9 @@ struct GroupCommitTests {
         let failed = try await withThrowingTaskGroup(of: Int?.self) { group in
             for index in 0..<30 {
                 group.addTask {
-                    let code = await storeErrorCode { _ = try await commit.run(Self.request(index), write: writer.write) }
+                    let code = await storeErrorCode {
+                        _ = try await commit.run(Self.request(index), write: writer.write)
+                    }
                     return code == nil ? nil : index
                 }
             }
@@ -79,7 +83,9 @@ struct GroupCommitTests {
         let writer = Writer(failingTransactions: [0])
         let failures = try await withThrowingTaskGroup(of: Bool.self) { group in
             for index in 0..<20 {
-                group.addTask { await storeErrorCode { _ = try await commit.run(Self.request(index), write: writer.write) } == .io }
+                group.addTask {
+                    await storeErrorCode { _ = try await commit.run(Self.request(index), write: writer.write) } == .io
+                }
             }
             var failures = 0
             for try await failed in group where failed { failures += 1 }
@@ -96,7 +102,8 @@ struct GroupCommitTests {
                 for index in 0..<80 {
                     group.addTask {
                         try await store.ingest(
-                            [Sample.flight(item: "B9C8-\(index)")], decision: DecisionLogTests.entry(hours: Double(index), domain: Sample.domain)
+                            [Sample.flight(item: "B9C8-\(index)")],
+                            decision: DecisionLogTests.entry(hours: Double(index), domain: Sample.domain)
                         ).id
                     }
                 }
