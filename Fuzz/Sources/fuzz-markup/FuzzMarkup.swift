@@ -56,7 +56,8 @@ private func checkLimits(_ graph: MarkupGraph, _ configuration: MarkupExtractor.
         precondition(depth <= maxDepth, "items nested deeper than the limits")
         precondition(nodes <= configuration.maxNodes, "more nodes than maxNodes")
         for property in node.properties {
-            precondition(property.name.utf8.count <= configuration.maxStringLength, "property name over maxStringLength")
+            precondition(
+                property.name.utf8.count <= configuration.maxStringLength, "property name over maxStringLength")
             for value in property.values {
                 switch value {
                 case .node(let child): stack.append((child, depth + 1))

@@ -19,7 +19,8 @@ public func fuzzMIME(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 
     precondition(message.bodyStart <= message.bytes.count, "body starts past the end")
     for field in message.headerFields {
-        precondition(field.raw.startIndex >= 0 && field.raw.endIndex <= message.bodyStart, "field outside the header section")
+        precondition(
+            field.raw.startIndex >= 0 && field.raw.endIndex <= message.bodyStart, "field outside the header section")
         _ = field.unfoldedValue
         _ = field.decodedValue
         _ = MailAddress.list(in: field)
