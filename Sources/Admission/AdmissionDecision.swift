@@ -169,8 +169,8 @@ package struct AdmissionDecision: Sendable {
         let signatures = authentication.verification.signatures
         guard !signatures.isEmpty else { return ["admission.unsigned"] }
         if signatures.contains(where: { $0.result == .pass }) { return ["admission.signature-not-aligned"] }
-        let organization = authentication.organizationalDomain?.ascii ?? ""
-        let ownSignature = signatures.first { ($0.signingDomain ?? "").hasSuffix(organization) } ?? signatures[0]
+        // The sender's own signature says most about what to fix; a relay's is the fallback.
+        let ownSignature = authentication.alignedSignatures.first ?? signatures[0]
         return ["admission.dkim-failed"] + (ownSignature.code.map { [$0.description] } ?? [])
     }
 

@@ -12,6 +12,8 @@ package struct EmailAuthentication: Sendable {
     package var verification: DKIMVerification
     /// The first passing signature whose `d=` shares the From's organizational domain.
     package var alignedSignature: DKIMSignatureResult?
+    /// Every signature whose `d=` shares the From's organizational domain, whatever its result, top first.
+    package var alignedSignatures: [DKIMSignatureResult] = []
     /// Signatures from the From's organization that could not pass yet (DNS trouble): the message is deferred.
     package var alignedTemporaryFailure: DKIMSignatureResult?
     /// Addresses in the To and Cc fields that the aligned signature covers.
@@ -37,8 +39,9 @@ package struct EmailAuthentication: Sendable {
             guard let d = signature.signingDomain, let domain = try? DomainName(normalizing: d) else { return false }
             return publicSuffixes.organizationalDomain(of: domain) == organization
         }
-        alignedSignature = verification.signatures.first { $0.result == .pass && aligned($0) }
-        alignedTemporaryFailure = verification.signatures.first { $0.result == .temperror && aligned($0) }
+        alignedSignatures = verification.signatures.filter(aligned)
+        alignedSignature = alignedSignatures.first { $0.result == .pass }
+        alignedTemporaryFailure = alignedSignatures.first { $0.result == .temperror }
         if let signature = alignedSignature {
             signedRecipients = Self.signedAddresses(in: message, signedHeaders: signature.signedHeaders)
         }
