@@ -98,25 +98,9 @@ package enum CalendarFeed {
         return ":\(utc(instant))"
     }
 
+    /// `20270305T041500Z`: RFC 5545 §3.3.5 form #2, UTC.
     static func utc(_ date: Date) -> String {
-        let seconds = Int(date.timeIntervalSince1970.rounded(.down))
-        let days = seconds >= 0 ? seconds / 86400 : (seconds - 86399) / 86400
-        let secondOfDay = seconds - days * 86400
-        let (year, month, day) = civil(fromDays: days)
-        return String(format: "%04d%02d%02dT%02d%02d%02dZ", year, month, day, secondOfDay / 3600, secondOfDay % 3600 / 60, secondOfDay % 60)
-    }
-
-    /// Days since 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's algorithm).
-    static func civil(fromDays days: Int) -> (Int, Int, Int) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
+        date.formatted(Date.ISO8601FormatStyle(dateSeparator: .omitted, timeSeparator: .omitted, timeZone: .gmt))
     }
 
     /// TEXT escaping (RFC 5545 §3.3.11).
