@@ -21,6 +21,13 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        // No default traits: the gateway reads its own configuration file (swift-configuration is not needed).
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // System libraries: a module map and a shim header each, nothing else.
@@ -79,10 +86,40 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // LMTP (RFC 2033) on SwiftNIO: the protocol engine; what a delivery means is the server's.
+        .target(
+            name: "LMTP",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOExtras", package: "swift-nio-extras"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // `gateway serve`: the HTTP API (Hummingbird), the LMTP listener, tokens, feeds and metrics.
+        .target(
+            name: "GatewayServer",
+            dependencies: [
+                "Admission", "DKIM", "DNS", "ICalendar", "Ingestion", "LMTP", "MailMessage", "Reservations", "Sandbox", "Store",
+                "WebFetch", "COpenSSL",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Yams", package: "Yams"),
+            ],
+            resources: [.copy("Resources/openapi.yaml")],
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "gateway",
             dependencies: [
                 "MailMessage", "DNS", "DKIM", "Markup", "Reservations", "Store", "Admission", "Ingestion", "Sandbox", "ICalendar", "WebFetch",
+                "GatewayServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
@@ -140,6 +177,24 @@ let package = Package(
                 "WebFetch", "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "LMTPTests",
+            dependencies: [
+                "LMTP", "TestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "GatewayServerTests",
+            dependencies: [
+                "GatewayServer", "Admission", "DKIM", "DNS", "Ingestion", "MailMessage", "Sandbox", "Store", "TestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: strictSettings
         ),

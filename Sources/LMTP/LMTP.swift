@@ -1,0 +1,1 @@
+/// The LMTP target: see LMTPServer.
