@@ -381,6 +381,14 @@ private struct TimedStore: GatewayStore {
     func removeSpooledMessage(id: Int64) async throws -> Bool {
         try await stopwatch.time { try await base.removeSpooledMessage(id: id) }
     }
+    func addToken(role: AccessToken.Role, subject: String, label: String, secretHash: String, by actor: String) async throws
+        -> AccessToken
+    {
+        try await base.addToken(role: role, subject: subject, label: label, secretHash: secretHash, by: actor)
+    }
+    func token(secretHash: String) async throws -> AccessToken? { try await base.token(secretHash: secretHash) }
+    func tokens(role: AccessToken.Role?) async throws -> [AccessToken] { try await base.tokens(role: role) }
+    func revokeToken(id: Int64) async throws -> Bool { try await base.revokeToken(id: id) }
 }
 
 /// CPU time of this process and of its reaped children (the sandbox workers), from getrusage(2).

@@ -1,6 +1,6 @@
 /// Everything the gateway keeps, from one backend: reservations, the decision log, the domain registry, the
-/// developer flags and the message spool.
-package protocol GatewayStore: ReservationStore, DecisionLog, DomainRegistryStore, FlagStore, MessageSpool {
+/// developer flags, the message spool and the server's tokens.
+package protocol GatewayStore: ReservationStore, DecisionLog, DomainRegistryStore, FlagStore, MessageSpool, TokenStore {
     /// Applies `reservations`, appends `decision` with what happened to each of them, and removes the spooled
     /// message it was retried from, all in one transaction: the log never disagrees with the records.
     /// - Parameters:

@@ -1,10 +1,10 @@
-internal import GRDB
+package import GRDB
 
 /// The schema, versioned by GRDB's `DatabaseMigrator`. Never edit a registered migration: add `v2`, `v3`, ...
 ///
 /// Times are INTEGER milliseconds since 1970 (``StoreTime``); lists are JSON arrays in TEXT columns.
 extension SQLiteStore {
-    static var migrator: DatabaseMigrator {
+    package static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
             try db.execute(sql: "PRAGMA application_id = \(applicationID)")
@@ -111,6 +111,23 @@ extension SQLiteStore {
                         updated_at INTEGER NOT NULL
                     );
                     CREATE INDEX spooled_message_by_next_attempt ON spooled_message (next_attempt_at, id);
+                    """)
+        }
+        // The server's bearer tokens (`gateway serve`), by the SHA-256 of their secret.
+        migrator.registerMigration("v2") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE access_token (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        role TEXT NOT NULL,
+                        subject TEXT NOT NULL,
+                        label TEXT NOT NULL,
+                        secret_hash TEXT NOT NULL UNIQUE,
+                        created_at INTEGER NOT NULL,
+                        created_by TEXT NOT NULL,
+                        revoked_at INTEGER
+                    );
+                    CREATE INDEX access_token_by_role ON access_token (role, id);
                     """)
         }
         return migrator
