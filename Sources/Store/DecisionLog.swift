@@ -11,7 +11,7 @@ package protocol DecisionLog: Sendable {
     /// With `afterID` (follow mode), the first `limit` entries after that id, so that calling again with the last
     /// id returned pages forward without a gap. Without it, the latest `limit` entries, like `tail`.
     /// - Parameters:
-    ///   - domain: Only entries whose source domain is this one.
+    ///   - domain: Only entries whose source domain is this one or a subdomain of it.
     ///   - since: Only entries whose time is at or after this instant.
     ///   - afterID: Only entries appended after this one.
     ///   - limit: At most this many (clamped to 1...10 000).

@@ -19,6 +19,9 @@ package protocol MessageSpool: Sendable {
     /// - Returns: The message as stored, or nil if there is no such message.
     func recordAttempt(id: Int64, reasonCode: String, nextAttemptAt: Date) async throws -> SpooledMessage?
 
+    /// How many messages wait in the spool.
+    func spooledMessageCount() async throws -> Int
+
     /// Removes message `id` once it was decided.
     /// - Returns: Whether there was such a message.
     func removeSpooledMessage(id: Int64) async throws -> Bool

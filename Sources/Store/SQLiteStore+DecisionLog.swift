@@ -13,8 +13,12 @@ extension SQLiteStore {
         var conditions: [String] = []
         var arguments: StatementArguments = []
         if let domain {
-            conditions.append("source_domain = ?")
-            _ = arguments.append(contentsOf: [Self.normalizedDomain(domain)])
+            // The domain and every domain below it: a registration covers its subdomains.
+            let normalized = Self.normalizedDomain(domain)
+            let escaped = normalized.replacingOccurrences(of: "\\", with: "\\\\")
+                .replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
+            conditions.append("(source_domain = ? OR source_domain LIKE ? ESCAPE '\\')")
+            _ = arguments.append(contentsOf: [normalized, "%." + escaped])
         }
         if let since {
             conditions.append("time >= ?")

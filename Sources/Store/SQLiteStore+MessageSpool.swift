@@ -80,6 +80,12 @@ extension SQLiteStore {
         }
     }
 
+    package func spooledMessageCount() async throws -> Int {
+        try await reading("spool count") { db in
+            try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM spooled_message")) ?? 0
+        }
+    }
+
     package func removeSpooledMessage(id: Int64) async throws -> Bool {
         try await writing("spool removal") { db in
             try db.cachedStatement(sql: "DELETE FROM spooled_message WHERE id = ?").execute(arguments: [id])

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ICalendar
+import Ingestion
 import Markup
 import Reservations
 import Store
@@ -87,9 +88,9 @@ struct ReservationsCommand: AsyncParsableCommand {
             } else {
                 reservations = try await store.listAll(limit: 10_000)
             }
-            if json { return try Terminal.json(reservations.map(ShownReservation.init)) }
+            if json { return try Terminal.json(reservations.map(ReservationView.init)) }
             for reservation in reservations {
-                Terminal.line(ShownReservation(reservation).line)
+                Terminal.line(ReservationView(reservation).line)
             }
             if reservations.isEmpty { Terminal.line("no reservations") }
         }
@@ -123,16 +124,16 @@ struct ReservationsCommand: AsyncParsableCommand {
             for reservation in found {
                 let history = try await store.history(of: reservation.id)
                 if json {
-                    var shown = ShownReservation(reservation)
+                    var shown = ReservationView(reservation)
                     shown.history = history.map { "v\($0.version) \($0.status.rawValue) \($0.recordedAt.formatted(.iso8601))" }
                     try Terminal.json(shown)
                     continue
                 }
-                Terminal.line(ShownReservation(reservation).line)
+                Terminal.line(ReservationView(reservation).line)
                 for entry in history {
                     Terminal.line("    v\(entry.version) \(entry.status.rawValue) at \(entry.recordedAt.formatted(.iso8601))")
                 }
-                if let markup = ShownReservation(reservation).markup {
+                if let markup = ReservationView(reservation).markup {
                     Terminal.line("    " + String(decoding: (try? JSONEncoder.pretty.encode(markup)) ?? Data(), as: UTF8.self).replacingOccurrences(of: "\n", with: "\n    "))
                 }
             }
@@ -153,42 +154,6 @@ struct ReservationsCommand: AsyncParsableCommand {
             let store = try state.openStore()
             Terminal.write(CalendarFeed.render(try await store.list(owner: owner.lowercased())))
         }
-    }
-}
-
-/// A stored reservation as the commands show it.
-struct ShownReservation: Encodable {
-    var id: Int64
-    var owner: String
-    var sourceDomain: String
-    var containerReference: String
-    var itemReference: String
-    var kind: String
-    var status: String
-    var version: Int
-    var flags: [String]
-    var summary: String
-    var markup: JSONValue?
-    var history: [String]?
-
-    init(_ stored: StoredReservation) {
-        id = stored.id
-        owner = stored.owner
-        sourceDomain = stored.sourceDomain
-        containerReference = stored.containerReference
-        itemReference = stored.itemReference
-        kind = stored.kind
-        status = stored.status.rawValue
-        version = stored.version
-        flags = stored.flags
-        let payload = try? JSONDecoder().decode(StoredPayload.self, from: stored.payload)
-        markup = payload?.markup
-        summary = payload.map { Resolution(reservation: $0.reservation, diagnostics: [], normalized: $0.markup, syntax: .jsonLD).summary } ?? stored.kind
-    }
-
-    var line: String {
-        "\(status.padding(toLength: 10, withPad: " ", startingAt: 0)) v\(version) \(summary) · \(owner) · from \(sourceDomain)"
-            + (flags.isEmpty ? "" : " · under \(flags.joined(separator: ", "))")
     }
 }
 

@@ -117,8 +117,10 @@ struct AdmissionStateTests {
                     .attempts == 2)
             #expect(try await store.spooledMessages(dueBy: nil, limit: 10).map(\.id) == [sooner.id, later.id])
 
+            #expect(try await store.spooledMessageCount() == 2)
             #expect(try await store.removeSpooledMessage(id: later.id))
             #expect(try await !store.removeSpooledMessage(id: later.id))
+            #expect(try await store.spooledMessageCount() == 1)
             #expect(try await store.recordAttempt(id: later.id, reasonCode: "x", nextAttemptAt: clock.now) == nil)
             #expect(try await store.spooledMessages(dueBy: nil, limit: 10).map(\.id) == [sooner.id])
         }

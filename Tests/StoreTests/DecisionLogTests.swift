@@ -67,6 +67,21 @@ struct DecisionLogTests {
         }
     }
 
+    @Test func aDomainFilterCoversSubdomainsAndNothingThatOnlyEndsTheSame() async throws {
+        try await withStore { store, _ in
+            let domains = ["airline.example", "mail.airline.example", "badairline.example", "a_b.example", "mail.axb.example"]
+            var ids: [String: Int64] = [:]
+            for (hour, domain) in domains.enumerated() {
+                ids[domain] = try #require(try await store.append(Self.entry(hours: Double(hour), domain: domain)).id)
+            }
+            let airline = try await store.entries(domain: "airline.example", since: nil, afterID: nil, limit: 100)
+            #expect(airline.compactMap(\.id) == [ids["airline.example"], ids["mail.airline.example"]].compactMap { $0 })
+            // LIKE's wildcards in a name match themselves only.
+            let underscore = try await store.entries(domain: "a_b.example", since: nil, afterID: nil, limit: 100)
+            #expect(underscore.compactMap(\.sourceDomain) == ["a_b.example"])
+        }
+    }
+
     @Test func ingestAppliesLogsAndUnspoolsTogether() async throws {
         let clock = TestClock()
         try await withStore(clock: clock) { store, _ in

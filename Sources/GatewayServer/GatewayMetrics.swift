@@ -1,0 +1,100 @@
+import CoreMetrics
+package import Ingestion
+import Metrics
+import Store
+package import Prometheus
+import Synchronization
+
+/// The server's metrics, in the Prometheus text format at `/metrics`: recorded through swift-metrics against this
+/// instance's own registry (no process-wide bootstrap, so each server and each test has its own numbers).
+///
+/// Labels take stable codes only (the part before any property path), so their number stays bounded.
+package final class GatewayMetrics: Sendable {
+    package let registry: PrometheusCollectorRegistry
+    private let factory: PrometheusMetricsFactory
+    private let sandboxRestartsSeen = Mutex(0)
+
+    package init() {
+        registry = PrometheusCollectorRegistry()
+        var factory = PrometheusMetricsFactory(registry: registry)
+        // Ingestion latencies from 1 ms to 30 s.
+        factory.defaultDurationHistogramBuckets = [
+            .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(20), .milliseconds(50),
+            .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2), .seconds(5),
+            .seconds(10), .seconds(30),
+        ]
+        self.factory = factory
+    }
+
+    /// One ingestion: its verdict and codes, its DKIM result, how long it took.
+    package func recordIngestion(_ report: IngestionReport, channel: String, duration: Duration) {
+        Counter(
+            label: "gateway_ingestions_total", dimensions: [("channel", channel), ("verdict", report.verdict.rawValue)],
+            factory: factory
+        ).increment()
+        for code in Set(report.codes.map(Self.stableCode)) {
+            Counter(label: "gateway_refusals_total", dimensions: [("channel", channel), ("code", code)], factory: factory)
+                .increment()
+        }
+        if let dkim = report.dkim {
+            Counter(label: "gateway_dkim_results_total", dimensions: [("result", dkim)], factory: factory).increment()
+        }
+        Timer(label: "gateway_ingestion_duration_seconds", dimensions: [("channel", channel)], factory: factory)
+            .recordNanoseconds(Self.nanoseconds(duration))
+    }
+
+    /// One HTTP request, by route pattern (never the raw path, which holds owners and references).
+    package func recordRequest(method: String, route: String, status: Int, duration: Duration) {
+        Counter(
+            label: "gateway_http_requests_total",
+            dimensions: [("method", method), ("route", route), ("status", String(status))], factory: factory
+        ).increment()
+        Timer(label: "gateway_http_request_duration_seconds", dimensions: [("route", route)], factory: factory)
+            .recordNanoseconds(Self.nanoseconds(duration))
+    }
+
+    /// One LMTP per-recipient reply, by its code.
+    package func recordLMTPReply(code: Int) {
+        Counter(label: "gateway_lmtp_replies_total", dimensions: [("code", String(code))], factory: factory).increment()
+    }
+
+    /// A submission refused because the queue was full.
+    package func recordBusy(channel: String) {
+        Counter(label: "gateway_busy_refusals_total", dimensions: [("channel", channel)], factory: factory).increment()
+    }
+
+    /// Brings the sandbox restart counter up to `total` (the pool's own count since it started).
+    package func observeSandboxRestarts(total: Int) {
+        let delta = sandboxRestartsSeen.withLock { seen -> Int in
+            defer { seen = max(seen, total) }
+            return max(0, total - seen)
+        }
+        let counter = Counter(label: "gateway_sandbox_restarts_total", factory: factory)
+        if delta > 0 { counter.increment(by: delta) }
+    }
+
+    /// Gauges read at scrape time.
+    package func observeLoad(running: Int, waiting: Int, spooled: Int?) {
+        Gauge(label: "gateway_ingestions_running", factory: factory).record(running)
+        Gauge(label: "gateway_ingestions_waiting", factory: factory).record(waiting)
+        if let spooled { Gauge(label: "gateway_spooled_messages", factory: factory).record(spooled) }
+    }
+
+    /// The Prometheus text exposition.
+    package func render() -> [UInt8] {
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(16 * 1024)
+        registry.emit(into: &buffer)
+        return buffer
+    }
+
+    /// `markup.missing-property reservationFor.startDate` → `markup.missing-property`.
+    static func stableCode(_ code: String) -> String {
+        String(code.prefix { $0 != " " }.prefix(80))
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+}

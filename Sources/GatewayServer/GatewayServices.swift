@@ -1,0 +1,58 @@
+package import Ingestion
+import Synchronization
+
+/// Everything the HTTP API and the LMTP listener share: the pipeline, the tokens, the back-pressure gate and the
+/// metrics. Built once by `gateway serve` (or a test) and handed to ``GatewayApplication`` and ``LMTPDelivery``.
+package struct GatewayServices: Sendable {
+    package var ingestor: Ingestor
+    package var tokens: TokenAuthority
+    package var metrics: GatewayMetrics
+    package var gate: IngestionGate
+    package var configuration: ServerConfiguration
+    /// The sandbox pool's restart count since it started, for `/metrics`.
+    package var sandboxRestarts: @Sendable () -> Int
+    /// Whether the sandbox can take work, for `/readyz`.
+    package var sandboxReady: @Sendable () -> Bool
+    /// Who the server says made changes (the registry's and the flags' history): "api:<token id>" is appended.
+    package var actorPrefix: String
+    let lifecycle = ServerLifecycle()
+
+    package init(
+        ingestor: Ingestor, configuration: ServerConfiguration, metrics: GatewayMetrics = GatewayMetrics(),
+        sandboxRestarts: @escaping @Sendable () -> Int = { 0 }, sandboxReady: @escaping @Sendable () -> Bool = { true },
+        actorPrefix: String = "api"
+    ) {
+        self.ingestor = ingestor
+        self.tokens = TokenAuthority(store: ingestor.environment.store)
+        self.metrics = metrics
+        self.gate = IngestionGate(
+            maxRunning: configuration.maxConcurrentIngestions, maxWaiting: configuration.maxQueuedIngestions)
+        self.configuration = configuration
+        self.sandboxRestarts = sandboxRestarts
+        self.sandboxReady = sandboxReady
+        self.actorPrefix = actorPrefix
+    }
+
+    /// Runs one ingestion in a gate slot and records it. - Returns: nil when the gate refused (full or closing).
+    func ingest(
+        channel: String, _ body: () async throws -> IngestionReport
+    ) async throws -> IngestionReport? {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let report = try await gate.withSlot(body)
+        if let report {
+            metrics.recordIngestion(report, channel: channel, duration: clock.now - start)
+        } else {
+            metrics.recordBusy(channel: channel)
+        }
+        return report
+    }
+}
+
+/// Whether the server is draining (graceful shutdown): `/readyz` answers 503 so a load balancer stops sending.
+final class ServerLifecycle: Sendable {
+    private let draining = Atomic<Bool>(false)
+
+    var isDraining: Bool { draining.load(ordering: .relaxed) }
+    func beginDraining() { draining.store(true, ordering: .relaxed) }
+}

@@ -1,0 +1,102 @@
+import Admission
+import Foundation
+import Hummingbird
+import Ingestion
+import MailMessage
+import Store
+
+extension GatewayApplication {
+    /// Submitting emails and pages for ingestion, and dry-run checks of either (admin, or a sender token for the
+    /// domain the document comes from).
+    static func addSubmissionRoutes(to router: Router<GatewayRequestContext>, _ services: GatewayServices) {
+        let ingestor = services.ingestor
+        let maxMessageBytes = ingestor.environment.policy.limits.maxMessageBytes
+
+        struct PageSubmission: Decodable {
+            var url: String
+            /// Whose reservations they are (required: a page has no recipient).
+            var owner: String
+        }
+
+        for dryRun in [false, true] {
+            let prefix = dryRun ? "/v1/check" : "/v1"
+            let channel = dryRun ? "check" : "http"
+
+            router.post("\(prefix)/messages") { request, context in
+                let token = try await services.authenticate(request, needs: "a sender token or an admin token")
+                let bytes = try await services.body(of: request, limit: maxMessageBytes)
+                try services.authorizeSubmission(token, message: bytes)
+                let owners = request.uri.queryParameters[values: "owner"].map { String($0).lowercased() }
+                for owner in owners { try GatewayServices.validateOwner(owner, at: "owner") }
+                let source = "http:\(context.remoteAddress?.ipAddress ?? "unknown")"
+                let report = try await services.ingest(channel: channel) {
+                    try await ingestor.ingestEmail(bytes, source: source, owners: owners, channel: .http, dryRun: dryRun)
+                }
+                guard let report else { throw APIError.busy(retryAfter: services.configuration.retryAfterSeconds) }
+                return try json(report, status: report.verdict == .deferred ? .accepted : .ok)
+            }
+
+            router.post("\(prefix)/pages") { request, _ in
+                let token = try await services.authenticate(request, needs: "a sender token or an admin token")
+                let input = try await services.decode(PageSubmission.self, from: request)
+                guard let url = URL(string: input.url), url.scheme != nil, let host = url.host, !host.isEmpty else {
+                    throw APIError.invalid("url must be an absolute URL", at: "url")
+                }
+                let owner = input.owner.lowercased()
+                try GatewayServices.validateOwner(owner, at: "owner")
+                try services.authorizeSubmission(token, host: host)
+                let report = try await services.ingest(channel: dryRun ? "check" : "web") {
+                    try await ingestor.ingestPage(url, owners: [owner], dryRun: dryRun)
+                }
+                guard let report else { throw APIError.busy(retryAfter: services.configuration.retryAfterSeconds) }
+                return try json(report, status: report.verdict == .deferred ? .accepted : .ok)
+            }
+        }
+    }
+}
+
+extension GatewayServices {
+    /// An admin may submit anything; a sender token only documents from its domain or below (the From domain of
+    /// an email; a page's host). Admission still decides on DKIM or HTTPS: the token says who calls, not what is
+    /// trusted.
+    func authorizeSubmission(_ token: AccessToken, message: [UInt8]) throws {
+        switch token.role {
+        case .admin: return
+        case .owner: throw APIError.forbidden("an owner token reads reservations; submissions need a sender token")
+        case .sender:
+            guard let parsed = try? RawMessage(bytes: message) else { return }  // the pipeline refuses it with its code
+            let from = parsed.from
+            guard from.count == 1, let domain = try? DomainName(normalizing: from[0].domain) else {
+                throw APIError.forbidden(
+                    "a sender token submits mail with one From address in \(token.subject)", hint: "check the From header")
+            }
+            guard domain.isWithin(DomainName(trustedASCII: token.subject)) else {
+                throw APIError.forbidden(
+                    "this sender token is for \(token.subject); the message is from \(domain.ascii)",
+                    hint: "use the token issued for \(domain.ascii)'s registration")
+            }
+        }
+    }
+
+    func authorizeSubmission(_ token: AccessToken, host: String) throws {
+        switch token.role {
+        case .admin: return
+        case .owner: throw APIError.forbidden("an owner token reads reservations; submissions need a sender token")
+        case .sender:
+            guard let domain = try? DomainName(normalizing: host), domain.isWithin(DomainName(trustedASCII: token.subject))
+            else {
+                throw APIError.forbidden("this sender token is for \(token.subject); the page is on \(host)")
+            }
+        }
+    }
+
+    /// An owner is an email address: one `@`, no spaces or controls, at most 254 octets (RFC 5321 §4.5.3.1.3).
+    static func validateOwner(_ owner: String, at parameter: String) throws {
+        let parts = owner.split(separator: "@", omittingEmptySubsequences: false)
+        guard owner.utf8.count <= 254, parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty,
+            !owner.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F || $0 == "<" || $0 == ">" })
+        else {
+            throw APIError.invalid("'\(owner.prefix(80))' is not an email address", at: parameter)
+        }
+    }
+}

@@ -1,0 +1,202 @@
+import Foundation
+import Yams
+
+/// How `gateway serve` listens and how much it takes on at once. Read from the `--config` YAML file, then
+/// overridden by command-line options; every field has a default fit for a developer's machine.
+package struct ServerConfiguration: Sendable, Hashable {
+    /// A host and port to listen on (`127.0.0.1:8080`, `[::1]:2424`, `0` for an ephemeral port).
+    package struct Listener: Sendable, Hashable, CustomStringConvertible {
+        package var host: String
+        package var port: Int
+
+        package init(host: String, port: Int) {
+            self.host = host
+            self.port = port
+        }
+
+        /// Parses `HOST:PORT` or `[IPv6]:PORT`.
+        package init(parsing text: String) throws(ServerConfigurationError) {
+            var host: Substring
+            let portText: Substring
+            if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
+                host = text[text.index(after: text.startIndex)..<close]
+                let rest = text[text.index(after: close)...]
+                guard rest.hasPrefix(":") else { throw .invalid("'\(text)' needs a port: [ADDRESS]:PORT") }
+                portText = rest.dropFirst()
+            } else if let colon = text.lastIndex(of: ":") {
+                host = text[..<colon]
+                portText = text[text.index(after: colon)...]
+            } else {
+                throw .invalid("'\(text)' needs a host and a port: HOST:PORT")
+            }
+            if host.isEmpty { host = "127.0.0.1" }
+            guard let port = Int(portText), (0...65535).contains(port) else {
+                throw .invalid("'\(text)': the port must be a number from 0 to 65535")
+            }
+            self.host = String(host)
+            self.port = port
+        }
+
+        package var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+    }
+
+    /// TLS for the HTTP API: PEM files (see certs/README.md for a development CA).
+    package struct TLS: Sendable, Hashable {
+        package var certificateChainPath: String
+        package var privateKeyPath: String
+
+        package init(certificateChainPath: String, privateKeyPath: String) {
+            self.certificateChainPath = certificateChainPath
+            self.privateKeyPath = privateKeyPath
+        }
+    }
+
+    package var http = Listener(host: "127.0.0.1", port: 8080)
+    /// nil: no LMTP listener.
+    package var lmtp: Listener? = Listener(host: "127.0.0.1", port: 2424)
+    package var tls: TLS?
+    /// The store, policy and nameserver, when the file names them (command-line options win).
+    package var store: String?
+    package var policy: String?
+    package var nameserver: String?
+
+    /// Ingestions running at once (each holds a sandbox worker and a store writer for a while).
+    package var maxConcurrentIngestions = 32
+    /// Ingestions waiting for a slot; beyond this the HTTP API answers 429 and LMTP 452.
+    package var maxQueuedIngestions = 512
+    /// What a client is told to wait before trying again when the queue is full (Retry-After).
+    package var retryAfterSeconds = 5
+    /// Connections the HTTP listener keeps open at once.
+    package var maxConnections = 1024
+    /// An idle HTTP connection is closed after this long.
+    package var idleTimeoutSeconds = 60.0
+    /// LMTP: after spooling, how long the reply waits for the decision before answering "queued".
+    package var lmtpReplyDeadlineSeconds = 30.0
+    /// LMTP: recipients per transaction.
+    package var lmtpMaxRecipients = 100
+    /// How often deferred (spooled) messages are tried again.
+    package var retryIntervalSeconds = 60.0
+    /// How long graceful shutdown waits for in-flight work.
+    package var drainTimeoutSeconds = 30.0
+    /// Calendar feeds: how long clients may cache (Cache-Control max-age).
+    package var calendarMaxAgeSeconds = 300
+
+    package init() {}
+
+    /// Reads a configuration file. Unknown keys are refused, so a typo never silently keeps a default.
+    package static func load(path: String) throws(ServerConfigurationError) -> ServerConfiguration {
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw .invalid("cannot read \(path): \(error.localizedDescription)")
+        }
+        return try parse(yaml: text, source: path)
+    }
+
+    /// Parses the YAML form; `source` names it in errors.
+    package static func parse(yaml: String, source: String = "the configuration") throws(ServerConfigurationError)
+        -> ServerConfiguration
+    {
+        let node: Any?
+        do {
+            node = try Yams.load(yaml: yaml)
+        } catch {
+            throw .invalid("\(source) is not valid YAML: \(error)")
+        }
+        var configuration = ServerConfiguration()
+        guard let node else { return configuration }
+        guard let root = node as? [String: Any] else { throw .invalid("\(source) must be a mapping of keys to values") }
+        var reader = Reader(values: root, source: source)
+        if let http = try reader.string("http") { configuration.http = try Listener(parsing: http) }
+        if let lmtp = try reader.string("lmtp") {
+            configuration.lmtp = lmtp == "off" ? nil : try Listener(parsing: lmtp)
+        }
+        if let tls = try reader.mapping("tls") {
+            var tlsReader = Reader(values: tls, source: "\(source) tls")
+            guard let chain = try tlsReader.string("certificate"), let key = try tlsReader.string("key") else {
+                throw .invalid("\(source): tls needs both certificate and key (PEM file paths)")
+            }
+            try tlsReader.finish()
+            configuration.tls = TLS(certificateChainPath: chain, privateKeyPath: key)
+        }
+        configuration.store = try reader.string("store")
+        configuration.policy = try reader.string("policy")
+        configuration.nameserver = try reader.string("nameserver")
+        try reader.int("max-concurrent-ingestions", into: &configuration.maxConcurrentIngestions, range: 1...4096)
+        try reader.int("max-queued-ingestions", into: &configuration.maxQueuedIngestions, range: 0...1_000_000)
+        try reader.int("retry-after-seconds", into: &configuration.retryAfterSeconds, range: 1...3600)
+        try reader.int("max-connections", into: &configuration.maxConnections, range: 1...1_000_000)
+        try reader.double("idle-timeout-seconds", into: &configuration.idleTimeoutSeconds, range: 1...3600)
+        try reader.double("lmtp-reply-deadline-seconds", into: &configuration.lmtpReplyDeadlineSeconds, range: 0.1...600)
+        try reader.int("lmtp-max-recipients", into: &configuration.lmtpMaxRecipients, range: 1...10_000)
+        try reader.double("retry-interval-seconds", into: &configuration.retryIntervalSeconds, range: 1...86_400)
+        try reader.double("drain-timeout-seconds", into: &configuration.drainTimeoutSeconds, range: 0...3600)
+        try reader.int("calendar-max-age-seconds", into: &configuration.calendarMaxAgeSeconds, range: 0...86_400)
+        try reader.finish()
+        return configuration
+    }
+
+    /// Reads typed values out of a YAML mapping and remembers which keys it used.
+    private struct Reader {
+        let values: [String: Any]
+        let source: String
+        var used: Set<String> = []
+
+        init(values: [String: Any], source: String) {
+            self.values = values
+            self.source = source
+        }
+
+        mutating func string(_ key: String) throws(ServerConfigurationError) -> String? {
+            used.insert(key)
+            guard let value = values[key] else { return nil }
+            if let text = value as? String { return text }
+            if let number = value as? Int { return String(number) }
+            throw .invalid("\(source): \(key) must be a string")
+        }
+
+        mutating func mapping(_ key: String) throws(ServerConfigurationError) -> [String: Any]? {
+            used.insert(key)
+            guard let value = values[key] else { return nil }
+            guard let mapping = value as? [String: Any] else { throw .invalid("\(source): \(key) must be a mapping") }
+            return mapping
+        }
+
+        mutating func int(_ key: String, into target: inout Int, range: ClosedRange<Int>) throws(ServerConfigurationError) {
+            used.insert(key)
+            guard let value = values[key] else { return }
+            guard let number = value as? Int, range.contains(number) else {
+                throw .invalid("\(source): \(key) must be a whole number from \(range.lowerBound) to \(range.upperBound)")
+            }
+            target = number
+        }
+
+        mutating func double(_ key: String, into target: inout Double, range: ClosedRange<Double>)
+            throws(ServerConfigurationError)
+        {
+            used.insert(key)
+            guard let value = values[key] else { return }
+            let number = (value as? Double) ?? (value as? Int).map(Double.init)
+            guard let number, range.contains(number) else {
+                throw .invalid("\(source): \(key) must be a number from \(range.lowerBound) to \(range.upperBound)")
+            }
+            target = number
+        }
+
+        func finish() throws(ServerConfigurationError) {
+            let unknown = Set(values.keys).subtracting(used).sorted()
+            guard unknown.isEmpty else {
+                throw .invalid("\(source): unknown key\(unknown.count > 1 ? "s" : "") \(unknown.joined(separator: ", "))")
+            }
+        }
+    }
+}
+
+/// A configuration that cannot be used: what is wrong and where.
+package struct ServerConfigurationError: Error, Sendable, CustomStringConvertible {
+    package var reason: String
+    package var description: String { "server.invalid-configuration: \(reason)" }
+
+    static func invalid(_ reason: String) -> ServerConfigurationError { ServerConfigurationError(reason: reason) }
+}

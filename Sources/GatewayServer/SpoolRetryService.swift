@@ -1,0 +1,82 @@
+import Foundation
+import Ingestion
+import Logging
+import ServiceLifecycle
+import Store
+
+/// Tries spooled messages again: at start, every message spooled before this process started (left by a crash or
+/// a stop before it was decided), then, every `retryIntervalSeconds`, those whose next attempt is due. Stops at
+/// graceful shutdown between messages; a message being ingested finishes first.
+struct SpoolRetryService: Service {
+    let services: GatewayServices
+    let logger: Logger
+    let startedAt: Date
+
+    func run() async throws {
+        await recover()
+        let interval = Duration.milliseconds(Int64(services.configuration.retryIntervalSeconds * 1000))
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            do {
+                try await Task.sleep(for: interval)
+            } catch {
+                return
+            }
+            await retryDue()
+        }
+    }
+
+    /// Messages left from before this start, whatever their next attempt time.
+    func recover() async {
+        let store = services.ingestor.environment.store
+        var lastID: Int64 = 0
+        var recovered = 0
+        while !Task.isShuttingDownGracefully {
+            let batch: [SpooledMessage]
+            do {
+                batch = try await store.spooledMessages(dueBy: nil, limit: 200)
+                    .filter { $0.createdAt < startedAt && $0.updatedAt < startedAt && $0.id > lastID }
+                    .sorted { $0.id < $1.id }
+            } catch {
+                logger.error("cannot read the spool at start", metadata: ["error": "\(error)"])
+                return
+            }
+            guard !batch.isEmpty else { break }
+            for message in batch {
+                lastID = message.id
+                await retry(message)
+                recovered += 1
+            }
+        }
+        if recovered > 0 { logger.info("recovered spooled messages", metadata: ["count": "\(recovered)"]) }
+    }
+
+    func retryDue() async {
+        let store = services.ingestor.environment.store
+        let due: [SpooledMessage]
+        do {
+            due = try await store.spooledMessages(dueBy: services.ingestor.environment.now(), limit: 200)
+        } catch {
+            logger.error("cannot read the spool", metadata: ["error": "\(error)"])
+            return
+        }
+        for message in due where !Task.isShuttingDownGracefully {
+            await retry(message)
+        }
+    }
+
+    private func retry(_ message: SpooledMessage) async {
+        let ingestor = services.ingestor
+        do {
+            let report = try await services.ingest(channel: message.channel.rawValue) {
+                try await ingestor.ingestEmail(
+                    [UInt8](message.bytes), source: "spool:\(message.id)", owners: message.owner.isEmpty ? [] : [message.owner],
+                    channel: message.channel, spoolID: message.id)
+            }
+            if let report {
+                logger.debug("spooled message decided", metadata: ["spool": "\(message.id)", "verdict": "\(report.verdict.rawValue)"])
+            }
+        } catch {
+            logger.error("retrying a spooled message failed", metadata: ["spool": "\(message.id)", "error": "\(error)"])
+        }
+    }
+}

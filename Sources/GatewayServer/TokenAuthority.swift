@@ -1,0 +1,96 @@
+import DKIM
+package import Store
+
+/// Issues and checks the server's bearer tokens (RFC 6750). A secret is 32 random bytes from the system's
+/// cryptographic generator (getrandom), base64url, behind a prefix that tells people its role (`gwa_` admin,
+/// `gws_` sender, `gwo_` owner); only its SHA-256 is stored, so a copy of the database reveals no usable token.
+/// Secrets have 256 bits of entropy, so a fast hash suffices: there is nothing to brute-force.
+package struct TokenAuthority: Sendable {
+    package let store: any TokenStore
+
+    package init(store: any TokenStore) {
+        self.store = store
+    }
+
+    /// A new token for `role` and `subject`. - Returns: the stored record and the secret, shown once.
+    package func issue(
+        role: AccessToken.Role, subject: String, label: String, by actor: String
+    ) async throws -> (token: AccessToken, secret: String) {
+        let secret = Self.makeSecret(role: role)
+        let token = try await store.addToken(
+            role: role, subject: subject, label: label, secretHash: Self.hash(secret), by: actor)
+        return (token, secret)
+    }
+
+    /// The token a presented secret stands for, or nil (unknown, revoked, or not shaped like one of ours).
+    package func authenticate(_ secret: String) async throws -> AccessToken? {
+        guard secret.utf8.count >= 20, secret.utf8.count <= 200 else { return nil }
+        return try await store.token(secretHash: Self.hash(secret))
+    }
+
+    /// Makes sure an admin can get in at first start.
+    ///
+    /// - `preset` (from `GATEWAY_ADMIN_TOKEN`): stored as an admin token unless it already is.
+    /// - Otherwise, when no unrevoked admin token exists, a new one is generated.
+    /// - Returns: the secret of a newly generated token, for the caller to show once; nil when none was made.
+    package func bootstrapAdmin(preset: String?, by actor: String) async throws -> String? {
+        if let preset, !preset.isEmpty {
+            guard preset.utf8.count >= 20, preset.utf8.count <= 200 else {
+                throw TokenError(reason: "GATEWAY_ADMIN_TOKEN must be 20 to 200 characters; use a long random string")
+            }
+            if try await store.token(secretHash: Self.hash(preset)) == nil {
+                _ = try await store.addToken(
+                    role: .admin, subject: "", label: "GATEWAY_ADMIN_TOKEN", secretHash: Self.hash(preset), by: actor)
+            }
+            return nil
+        }
+        if try await store.tokens(role: .admin).contains(where: { $0.revokedAt == nil }) { return nil }
+        return try await issue(role: .admin, subject: "", label: "first start", by: actor).secret
+    }
+
+    /// The lower-case hex SHA-256 the store keeps.
+    package static func hash(_ secret: String) -> String {
+        ContentHash.sha256Hex(Array(secret.utf8))
+    }
+
+    static func makeSecret(role: AccessToken.Role) -> String {
+        var generator = SystemRandomNumberGenerator()
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(32)
+        for _ in 0..<4 {
+            var word = generator.next() as UInt64
+            for _ in 0..<8 {
+                bytes.append(UInt8(truncatingIfNeeded: word))
+                word >>= 8
+            }
+        }
+        let prefix: String =
+            switch role {
+            case .admin: "gwa_"
+            case .sender: "gws_"
+            case .owner: "gwo_"
+            }
+        return prefix + base64URL(bytes)
+    }
+
+    /// RFC 4648 §5, without padding.
+    static func base64URL(_ bytes: [UInt8]) -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+        var out: [UInt8] = []
+        var index = 0
+        while index < bytes.count {
+            let chunk = bytes[index..<min(index + 3, bytes.count)]
+            var value: UInt32 = 0
+            for (offset, byte) in chunk.enumerated() { value |= UInt32(byte) << (16 - 8 * offset) }
+            for position in 0..<(chunk.count + 1) { out.append(alphabet[Int((value >> (18 - 6 * position)) & 63)]) }
+            index += 3
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}
+
+/// A token request that cannot be met.
+package struct TokenError: Error, Sendable, CustomStringConvertible {
+    package var reason: String
+    package var description: String { "auth.invalid-token-request: \(reason)" }
+}
