@@ -113,6 +113,7 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Yams", package: "Yams"),
             ],
             resources: [.copy("Resources/openapi.yaml")],
@@ -124,6 +125,8 @@ let package = Package(
                 "MailMessage", "DNS", "DKIM", "Markup", "Reservations", "Store", "Admission", "Ingestion", "Sandbox", "ICalendar", "WebFetch",
                 "GatewayServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: strictSettings
         ),

@@ -90,12 +90,8 @@ extension GatewayServices {
         }
     }
 
-    /// An owner is an email address: one `@`, no spaces or controls, at most 254 octets (RFC 5321 §4.5.3.1.3).
     static func validateOwner(_ owner: String, at parameter: String) throws {
-        let parts = owner.split(separator: "@", omittingEmptySubsequences: false)
-        guard owner.utf8.count <= 254, parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty,
-            !owner.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F || $0 == "<" || $0 == ">" })
-        else {
+        guard TokenAuthority.isOwnerAddress(owner) else {
             throw APIError.invalid("'\(owner.prefix(80))' is not an email address", at: parameter)
         }
     }

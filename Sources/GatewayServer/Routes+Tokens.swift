@@ -62,27 +62,15 @@ extension GatewayApplication {
 extension GatewayServices {
     /// The normalized subject a new token of `role` speaks for.
     func tokenSubject(role: AccessToken.Role, subject: String) async throws -> String {
-        switch role {
-        case .admin:
-            guard subject.isEmpty else { throw APIError.invalid("an admin token has no subject", at: "subject") }
-            return ""
-        case .owner:
-            let owner = subject.lowercased()
-            try Self.validateOwner(owner, at: "subject")
-            return owner
-        case .sender:
-            let domain: DomainName
-            do {
-                domain = try DomainName(normalizing: subject)
-            } catch {
-                throw APIError.invalid(error.description, at: "subject")
-            }
-            guard try await storeCall({ try await ingestor.environment.store.registeredDomain(domain.ascii) }) != nil else {
-                throw APIError(
-                    .unprocessableContent, code: AdmissionError.Code.domainNotRegistered.description,
-                    message: "\(domain.ascii) is not registered", hint: "POST /v1/domains first", at: "subject")
-            }
-            return domain.ascii
+        do {
+            return try await tokens.subject(for: role, subject)
+        } catch let error as TokenError {
+            let unregistered = error.code == AdmissionError.Code.domainNotRegistered.description
+            throw APIError(
+                unregistered ? .unprocessableContent : .badRequest, code: error.code, message: error.reason,
+                hint: unregistered ? "POST /v1/domains first" : nil, at: "subject")
+        } catch {
+            throw APIError.unavailable(error)
         }
     }
 }

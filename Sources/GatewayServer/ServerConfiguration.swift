@@ -55,10 +55,6 @@ package struct ServerConfiguration: Sendable, Hashable {
     /// nil: no LMTP listener.
     package var lmtp: Listener? = Listener(host: "127.0.0.1", port: 2424)
     package var tls: TLS?
-    /// The store, policy and nameserver, when the file names them (command-line options win).
-    package var store: String?
-    package var policy: String?
-    package var nameserver: String?
 
     /// Ingestions running at once (each holds a sandbox worker and a store writer for a while).
     package var maxConcurrentIngestions = 32
@@ -72,6 +68,9 @@ package struct ServerConfiguration: Sendable, Hashable {
     package var idleTimeoutSeconds = 60.0
     /// LMTP: after spooling, how long the reply waits for the decision before answering "queued".
     package var lmtpReplyDeadlineSeconds = 30.0
+    /// LMTP: answer a message whose markup was refused with 550 (the MTA bounces it) instead of 250 with the
+    /// verdict in the text (the default: a booking email without admissible markup is still delivered mail).
+    package var lmtpRefuseRejected = false
     /// LMTP: recipients per transaction.
     package var lmtpMaxRecipients = 100
     /// How often deferred (spooled) messages are tried again.
@@ -120,9 +119,7 @@ package struct ServerConfiguration: Sendable, Hashable {
             try tlsReader.finish()
             configuration.tls = TLS(certificateChainPath: chain, privateKeyPath: key)
         }
-        configuration.store = try reader.string("store")
-        configuration.policy = try reader.string("policy")
-        configuration.nameserver = try reader.string("nameserver")
+        try reader.bool("lmtp-refuse-rejected", into: &configuration.lmtpRefuseRejected)
         try reader.int("max-concurrent-ingestions", into: &configuration.maxConcurrentIngestions, range: 1...4096)
         try reader.int("max-queued-ingestions", into: &configuration.maxQueuedIngestions, range: 0...1_000_000)
         try reader.int("retry-after-seconds", into: &configuration.retryAfterSeconds, range: 1...3600)
@@ -170,6 +167,13 @@ package struct ServerConfiguration: Sendable, Hashable {
                 throw .invalid("\(source): \(key) must be a whole number from \(range.lowerBound) to \(range.upperBound)")
             }
             target = number
+        }
+
+        mutating func bool(_ key: String, into target: inout Bool) throws(ServerConfigurationError) {
+            used.insert(key)
+            guard let value = values[key] else { return }
+            guard let flag = value as? Bool else { throw .invalid("\(source): \(key) must be true or false") }
+            target = flag
         }
 
         mutating func double(_ key: String, into target: inout Double, range: ClosedRange<Double>)

@@ -17,7 +17,8 @@ struct SpoolRetryService: Service {
         let interval = Duration.milliseconds(Int64(services.configuration.retryIntervalSeconds * 1000))
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             do {
-                try await Task.sleep(for: interval)
+                // Graceful shutdown does not cancel by itself: end the wait when it begins.
+                try await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
             } catch {
                 return
             }

@@ -1,3 +1,4 @@
+import Admission
 import DKIM
 package import Store
 
@@ -6,10 +7,48 @@ package import Store
 /// `gws_` sender, `gwo_` owner); only its SHA-256 is stored, so a copy of the database reveals no usable token.
 /// Secrets have 256 bits of entropy, so a fast hash suffices: there is nothing to brute-force.
 package struct TokenAuthority: Sendable {
-    package let store: any TokenStore
+    package let store: any GatewayStore
 
-    package init(store: any TokenStore) {
+    package init(store: any GatewayStore) {
         self.store = store
+    }
+
+    /// The normalized subject a token of `role` speaks for: nothing for admin, an address for an owner, a
+    /// registered domain (IDNA, lower case) for a sender.
+    /// - Throws: ``TokenError`` `auth.invalid-subject`, or `registry.domain-not-registered`.
+    package func subject(for role: AccessToken.Role, _ subject: String) async throws -> String {
+        switch role {
+        case .admin:
+            guard subject.isEmpty else { throw TokenError(code: "auth.invalid-subject", reason: "an admin token has no subject") }
+            return ""
+        case .owner:
+            let owner = subject.lowercased()
+            guard Self.isOwnerAddress(owner) else {
+                throw TokenError(code: "auth.invalid-subject", reason: "'\(owner.prefix(80))' is not an email address")
+            }
+            return owner
+        case .sender:
+            let domain: DomainName
+            do {
+                domain = try DomainName(normalizing: subject)
+            } catch {
+                throw TokenError(code: "auth.invalid-subject", reason: error.description)
+            }
+            guard try await store.registeredDomain(domain.ascii) != nil else {
+                throw TokenError(
+                    code: AdmissionError.Code.domainNotRegistered.description,
+                    reason: "\(domain.ascii) is not registered; register it first")
+            }
+            return domain.ascii
+        }
+    }
+
+    /// An owner is an email address: one `@` with text on both sides, no spaces, controls or angle brackets, at
+    /// most 254 octets (RFC 5321 §4.5.3.1.3).
+    package static func isOwnerAddress(_ owner: String) -> Bool {
+        let parts = owner.split(separator: "@", omittingEmptySubsequences: false)
+        return owner.utf8.count <= 254 && parts.count == 2 && !parts[0].isEmpty && !parts[1].isEmpty
+            && !owner.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F || $0 == "<" || $0 == ">" })
     }
 
     /// A new token for `role` and `subject`. - Returns: the stored record and the secret, shown once.
@@ -36,7 +75,8 @@ package struct TokenAuthority: Sendable {
     package func bootstrapAdmin(preset: String?, by actor: String) async throws -> String? {
         if let preset, !preset.isEmpty {
             guard preset.utf8.count >= 20, preset.utf8.count <= 200 else {
-                throw TokenError(reason: "GATEWAY_ADMIN_TOKEN must be 20 to 200 characters; use a long random string")
+                throw TokenError(
+                    code: "auth.invalid-token", reason: "GATEWAY_ADMIN_TOKEN must be 20 to 200 characters; use a long random string")
             }
             if try await store.token(secretHash: Self.hash(preset)) == nil {
                 _ = try await store.addToken(
@@ -89,8 +129,9 @@ package struct TokenAuthority: Sendable {
     }
 }
 
-/// A token request that cannot be met.
+/// A token request that cannot be met: a stable code and what to do.
 package struct TokenError: Error, Sendable, CustomStringConvertible {
+    package var code: String
     package var reason: String
-    package var description: String { "auth.invalid-token-request: \(reason)" }
+    package var description: String { "\(code): \(reason)" }
 }

@@ -5,27 +5,29 @@ package import Store
 /// An owner's reservations as an iCalendar object (RFC 5545): one VEVENT per confirmed or
 /// cancelled item, under a UID that stays the same for the item's whole life, SEQUENCE growing
 /// with each version, STATUS:CANCELLED once cancelled. Pending and held items produce no event.
+///
+/// The output depends on the records only (no "now" in it), so a feed that did not change renders to the same
+/// bytes and its ETag stays the same. Without METHOD (a subscribed feed is not an iTIP message, RFC 5546), DTSTAMP
+/// is when the event's information was last revised in the store (RFC 5545 §3.8.7.2), the record's `updatedAt`.
 package enum CalendarFeed {
-    /// - Parameter now: the DTSTAMP (RFC 5545 §3.8.7.2).
-    package static func render(_ reservations: [StoredReservation], now: Date = Date()) -> String {
-        var lines = [
-            "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//gateway//reservations//EN", "CALSCALE:GREGORIAN", "METHOD:PUBLISH",
-        ]
+    package static func render(_ reservations: [StoredReservation]) -> String {
+        var lines = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//gateway//reservations//EN", "CALSCALE:GREGORIAN"]
         for stored in reservations.sorted(by: { $0.id < $1.id }) {
             guard stored.status == .confirmed || stored.status == .cancelled,
                 let payload = try? JSONDecoder().decode(StoredPayload.self, from: stored.payload)
             else { continue }
-            lines += event(for: payload.reservation, stored: stored, now: now)
+            lines += event(for: payload.reservation, stored: stored)
         }
         lines.append("END:VCALENDAR")
         return lines.map(fold).joined(separator: "\r\n") + "\r\n"
     }
 
-    static func event(for reservation: Reservation, stored: StoredReservation, now: Date) -> [String] {
+    static func event(for reservation: Reservation, stored: StoredReservation) -> [String] {
         guard let start = reservation.startTime, let startValue = dateValue(start) else { return [] }
         var lines = ["BEGIN:VEVENT"]
         lines.append("UID:\(uid(stored))")
-        lines.append("DTSTAMP:\(utc(now))")
+        lines.append("DTSTAMP:\(utc(stored.updatedAt))")
+        lines.append("LAST-MODIFIED:\(utc(stored.updatedAt))")
         lines.append("SEQUENCE:\(max(0, stored.version - 1))")
         lines.append("STATUS:\(stored.status == .cancelled ? "CANCELLED" : "CONFIRMED")")
         lines.append("DTSTART\(startValue)")

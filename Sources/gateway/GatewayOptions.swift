@@ -89,9 +89,17 @@ func withIngestor<T>(
 func withExtractor<T>(
     policy: Policy, workerCount: Int? = nil, _ body: (any Extractor) async throws -> T
 ) async throws -> T {
+    try await withSandbox(policy: policy, workerCount: workerCount) { extractor, _ in try await body(extractor) }
+}
+
+/// ``withExtractor(policy:workerCount:_:)``, also handing `body` the pool (nil when the sandbox is off), for a
+/// server that reports on its workers.
+func withSandbox<T>(
+    policy: Policy, workerCount: Int? = nil, _ body: (any Extractor, WorkerPool?) async throws -> T
+) async throws -> T {
     guard policy.sandbox.enabled else {
         // The unsafe mode, for debugging a parser under a debugger: the policy says so explicitly.
-        return try await body(InProcessExtractor(unconfined: DocumentExtraction()))
+        return try await body(InProcessExtractor(unconfined: DocumentExtraction()), nil)
     }
     let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
         .appendingPathComponent("gateway-worker").path
@@ -106,7 +114,7 @@ func withExtractor<T>(
         throw CommandFailure(message: "cannot start the extraction sandbox (\(executable)): \(error)")
     }
     do {
-        let result = try await body(SandboxedExtractor(pool: pool))
+        let result = try await body(SandboxedExtractor(pool: pool), pool)
         await pool.shutdown()
         return result
     } catch {

@@ -41,7 +41,9 @@ struct CalendarFeedTests {
 
     @Test("A confirmed flight is one VEVENT with UTC times, a title, a location and CRLF lines")
     func confirmedFlight() throws {
-        let feed = CalendarFeed.render([try stored(flight())], now: Date(timeIntervalSince1970: 1_800_000_000))
+        var record = try stored(flight())
+        record.updatedAt = Date(timeIntervalSince1970: 1_800_000_000)
+        let feed = CalendarFeed.render([record])
         #expect(feed.hasPrefix("BEGIN:VCALENDAR\r\nVERSION:2.0\r\n"))
         #expect(feed.hasSuffix("END:VCALENDAR\r\n"))
         #expect(feed.contains("\r\nDTSTART:20270305T041500Z\r\n"))
@@ -49,7 +51,9 @@ struct CalendarFeedTests {
         #expect(feed.contains("\r\nSUMMARY:Flight UA110 SFO → EWR\r\n"))
         #expect(feed.contains("\r\nLOCATION:San Francisco\\, International\r\n"))
         #expect(feed.contains("\r\nSTATUS:CONFIRMED\r\nDTSTART"))
-        #expect(feed.contains("\r\nDTSTAMP:20270115T080000Z\r\n"))
+        #expect(feed.contains("\r\nDTSTAMP:20270115T080000Z\r\nLAST-MODIFIED:20270115T080000Z\r\n"))
+        // The same records render to the same bytes (the server's ETag depends on it).
+        #expect(CalendarFeed.render([record]) == feed)
         #expect(!feed.contains("\n\n"))
     }
 

@@ -1,0 +1,136 @@
+import Foundation
+import Ingestion
+import LMTP
+import Logging
+import Store
+
+/// What an LMTP delivery means to the gateway (DESIGN.md, "Owner and replay" and "What bad input gets"): each
+/// recipient is an owner; the message is spooled durably for each recipient before any 250; then it is decided at
+/// once, and the per-recipient reply (RFC 2033 §4.2) says how:
+///
+/// - admitted or rejected: `250 2.0.0` with the verdict, the codes and the log entry (a confirmation without
+///   admissible markup is still delivered mail; `lmtp-refuse-rejected` answers 550 instead);
+/// - a DKIM temperror (a key lookup that failed for now): `451 4.4.3`, the spool entry removed, so the MTA retries;
+/// - a decision slower than `lmtp-reply-deadline-seconds`: `250 2.0.0 queued`, the decision continuing from the spool;
+/// - the queue full: `452 4.3.1`; the spool unwritable: `451 4.3.0`.
+struct LMTPDelivery: LMTPDeliveryHandler {
+    let services: GatewayServices
+    let logger: Logger
+
+    /// How long an entry spooled for an inline decision is left alone by the retry timer.
+    static let inlineLease: TimeInterval = 600
+
+    func mailFrom(_ sender: String, declaredSize: Int?, session: LMTPSession) async -> LMTPReply {
+        if services.gate.isFull { return Self.busy }
+        return .ok()
+    }
+
+    func recipient(_ address: String, session: LMTPSession) async -> LMTPReply {
+        do {
+            try GatewayServices.validateOwner(address.lowercased(), at: "RCPT TO")
+        } catch {
+            return LMTPReply(code: 550, enhancedCode: "5.1.3", text: "not a mailbox address an owner can have")
+        }
+        return LMTPReply(code: 250, enhancedCode: "2.1.5", text: "OK")
+    }
+
+    func deliver(_ envelope: LMTPEnvelope) async -> [LMTPReply] {
+        let replies = await withTaskGroup(of: (Int, LMTPReply).self) { group in
+            for (index, recipient) in envelope.recipients.enumerated() {
+                group.addTask {
+                    (index, await deliver(envelope.message, to: recipient.lowercased(), session: envelope.session))
+                }
+            }
+            var replies = [LMTPReply](repeating: Self.storeUnavailable, count: envelope.recipients.count)
+            for await (index, reply) in group { replies[index] = reply }
+            return replies
+        }
+        for reply in replies { services.metrics.recordLMTPReply(code: reply.code) }
+        return replies
+    }
+
+    private func deliver(_ message: [UInt8], to owner: String, session: LMTPSession) async -> LMTPReply {
+        let environment = services.ingestor.environment
+        let store = environment.store
+        if services.gate.isFull { return Self.busy }
+        // Durable before any acknowledgement.
+        let spooled: SpooledMessage
+        do {
+            spooled = try await store.spool(
+                Data(message), channel: .lmtp, owner: owner, reasonCode: "lmtp.received",
+                nextAttemptAt: environment.now().addingTimeInterval(Self.inlineLease))
+        } catch {
+            logger.error("cannot spool an LMTP message", metadata: ["error": "\(error)", "session": "\(session.id)"])
+            return Self.storeUnavailable
+        }
+
+        // Decide now; past the deadline the decision goes on and the reply says "queued".
+        let services = self.services
+        let source = "lmtp:\(spooled.id)"
+        let decision = Task {
+            try await services.ingest(channel: "lmtp") {
+                try await services.ingestor.ingestEmail(
+                    message, source: source, owners: [owner], channel: .lmtp, spoolID: spooled.id)
+            }
+        }
+        let deadline = Duration.milliseconds(Int64(services.configuration.lmtpReplyDeadlineSeconds * 1000))
+        let outcome = await Self.first(decision, within: deadline)
+        switch outcome {
+        case nil:
+            return LMTPReply(code: 250, enhancedCode: "2.0.0", text: "queued as spool #\(spooled.id); the decision is pending")
+        case .failure(let error):
+            logger.error("an LMTP ingestion failed", metadata: ["error": "\(error)", "spool": "\(spooled.id)"])
+            // Still spooled: the retry timer takes it again after the lease.
+            return LMTPReply(code: 250, enhancedCode: "2.0.0", text: "queued as spool #\(spooled.id); the store did not answer yet")
+        case .success(nil):
+            _ = try? await store.removeSpooledMessage(id: spooled.id)
+            return Self.busy
+        case .success(let report?):
+            return await reply(for: report, spoolID: spooled.id)
+        }
+    }
+
+    private func reply(for report: IngestionReport, spoolID: Int64) async -> LMTPReply {
+        let log = report.logID.map { "; log #\($0)" } ?? ""
+        let codes = report.codes.prefix(5).joined(separator: ", ")
+        switch report.verdict {
+        case .admitted, .partial:
+            var counts: [String: Int] = [:]
+            for item in report.items where item.codes.isEmpty { counts[item.outcome, default: 0] += 1 }
+            let summary = counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
+            let refused = report.verdict == .partial ? "; some refused: \(codes)" : ""
+            return LMTPReply(code: 250, enhancedCode: "2.0.0", text: "admitted: \(summary)\(refused)\(log)")
+        case .rejected:
+            if services.configuration.lmtpRefuseRejected {
+                let enhanced = report.codes.contains { $0.hasPrefix("dkim.") } ? "5.7.20" : "5.7.1"
+                return LMTPReply(code: 550, enhancedCode: enhanced, text: "refused: \(codes)\(log)")
+            }
+            return LMTPReply(code: 250, enhancedCode: "2.0.0", text: "delivered; no reservation admitted: \(codes)\(log)")
+        case .deferred:
+            // The MTA keeps the message and retries; the gateway keeps no copy of its own.
+            _ = try? await services.ingestor.environment.store.removeSpooledMessage(id: spoolID)
+            return LMTPReply(
+                code: 451, enhancedCode: "4.4.3", text: "DKIM key lookup failed for now (\(codes)); try again later")
+        }
+    }
+
+    /// The task's result, or nil once `deadline` passes (the task keeps running).
+    private static func first<T: Sendable>(
+        _ task: Task<T, any Error>, within deadline: Duration
+    ) async -> Result<T, any Error>? {
+        await withTaskGroup(of: Result<T, any Error>?.self) { group in
+            group.addTask { await task.result }
+            group.addTask {
+                try? await Task.sleep(for: deadline)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+    }
+
+    static let busy = LMTPReply(code: 452, enhancedCode: "4.3.1", text: "the gateway is busy; try again later")
+    static let storeUnavailable = LMTPReply(
+        code: 451, enhancedCode: "4.3.0", text: "the gateway cannot store the message now; try again later")
+}
