@@ -31,14 +31,21 @@ test: deps
 	# for one of the two cooperative threads a 2-core machine has.
 	$(SWIFT) test --skip-build --no-parallel
 
-# The gateway's main job on the embedded default (SQLite at var/gateway.sqlite, development policy):
-# register the example senders, ingest their signed confirmations (keys from examples/keys.zone,
-# markup parsed in the sandbox), and show what the shared store now holds.
+# The gateway as a service on the embedded default (SQLite at var/gateway.sqlite, development policy), on
+# 127.0.0.1: first the example senders are registered and their signed confirmations ingested (keys from
+# examples/keys.zone, markup parsed in the sandbox), then `gateway serve` runs the HTTP API and LMTP until Ctrl-C.
+# The admin token below is for this development run only; set your own with GATEWAY_ADMIN_TOKEN=... make run.
 EXAMPLE_DOMAINS := nordic-rail.example kokkari.example skyways.example
+HTTP ?= 127.0.0.1:8080
+LMTP ?= 127.0.0.1:2424
+GATEWAY_ADMIN_TOKEN ?= dev-admin-token-for-make-run
 run: build
 	@for domain in $(EXAMPLE_DOMAINS); do $(GATEWAY) register $$domain --contact markup@$$domain; done
 	$(GATEWAY) ingest email --keys examples/keys.zone examples/*.eml
 	$(GATEWAY) reservations list
+	@echo "admin token for this run: $(GATEWAY_ADMIN_TOKEN)"
+	@echo "then:  curl -s -H 'Authorization: Bearer $(GATEWAY_ADMIN_TOKEN)' http://$(HTTP)/v1/domains"
+	GATEWAY_ADMIN_TOKEN=$(GATEWAY_ADMIN_TOKEN) exec $(GATEWAY) serve --http $(HTTP) --lmtp $(LMTP) --keys examples/keys.zone
 
 # The ingest suite runs the release gateway-worker that sits next to the bench.
 bench: deps

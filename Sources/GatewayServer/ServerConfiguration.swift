@@ -108,7 +108,10 @@ package struct ServerConfiguration: Sendable, Hashable {
         guard let root = node as? [String: Any] else { throw .invalid("\(source) must be a mapping of keys to values") }
         var reader = Reader(values: root, source: source)
         if let http = try reader.string("http") { configuration.http = try Listener(parsing: http) }
-        if let lmtp = try reader.string("lmtp") {
+        if root["lmtp"] as? Bool == false {  // YAML reads a bare `off` as false
+            reader.used.insert("lmtp")
+            configuration.lmtp = nil
+        } else if let lmtp = try reader.string("lmtp") {
             configuration.lmtp = lmtp == "off" ? nil : try Listener(parsing: lmtp)
         }
         if let tls = try reader.mapping("tls") {

@@ -1,0 +1,58 @@
+import GatewayServer
+import Testing
+
+@Suite("Server configuration")
+struct ServerConfigurationTests {
+    @Test func aFileSetsListenersTLSAndLimits() throws {
+        let configuration = try ServerConfiguration.parse(
+            yaml: """
+                http: 0.0.0.0:9443
+                lmtp: "[::1]:24"
+                tls:
+                  certificate: certs/site.pem
+                  key: certs/site.key
+                max-concurrent-ingestions: 8
+                max-queued-ingestions: 0
+                lmtp-reply-deadline-seconds: 2.5
+                lmtp-refuse-rejected: true
+                """)
+        #expect(configuration.http == .init(host: "0.0.0.0", port: 9443))
+        #expect(configuration.lmtp == .init(host: "::1", port: 24))
+        #expect(configuration.lmtp?.description == "[::1]:24")
+        #expect(configuration.tls == .init(certificateChainPath: "certs/site.pem", privateKeyPath: "certs/site.key"))
+        #expect(configuration.maxConcurrentIngestions == 8 && configuration.maxQueuedIngestions == 0)
+        #expect(configuration.lmtpReplyDeadlineSeconds == 2.5 && configuration.lmtpRefuseRejected)
+        #expect(try ServerConfiguration.parse(yaml: "lmtp: off").lmtp == nil)
+        #expect(try ServerConfiguration.parse(yaml: "") == ServerConfiguration())
+    }
+
+    @Test(arguments: [
+        "htpp: 127.0.0.1:80",  // a typo never silently keeps the default
+        "http: 127.0.0.1",
+        "http: 127.0.0.1:70000",
+        "max-concurrent-ingestions: 0",
+        "max-concurrent-ingestions: many",
+        "tls:\n  certificate: a.pem",
+        "lmtp-refuse-rejected: sometimes",
+        "- a list",
+    ])
+    func aBadFileIsRefusedWithTheKeyNamed(_ yaml: String) {
+        #expect(throws: ServerConfigurationError.self) { try ServerConfiguration.parse(yaml: yaml) }
+    }
+
+    @Test func listenersParse() throws {
+        #expect(try ServerConfiguration.Listener(parsing: ":8080") == .init(host: "127.0.0.1", port: 8080))
+        #expect(try ServerConfiguration.Listener(parsing: "localhost:0") == .init(host: "localhost", port: 0))
+        #expect(throws: ServerConfigurationError.self) { try ServerConfiguration.Listener(parsing: "[::1]8080") }
+    }
+}
+
+@Suite("The example configuration")
+struct ExampleConfigurationTests {
+    @Test func examplesServeYamlParses() throws {
+        let path = ServerFixture.repository.appendingPathComponent("examples/serve.yaml").path
+        let configuration = try ServerConfiguration.load(path: path)
+        #expect(configuration.http == .init(host: "127.0.0.1", port: 8080))
+        #expect(configuration.maxQueuedIngestions == 512)
+    }
+}
