@@ -41,8 +41,11 @@ extension LMTPCommand {
         return .failure(Rejection(reply: .unrecognizedCommand))
     }
 
-    private static func noArguments(_ command: LMTPCommand, _ arguments: ArraySlice<UInt8>) -> Result<LMTPCommand, Rejection> {
-        arguments.isEmpty ? .success(command) : .failure(Rejection(reply: .syntaxError("This command takes no arguments")))
+    private static func noArguments(_ command: LMTPCommand, _ arguments: ArraySlice<UInt8>) -> Result<
+        LMTPCommand, Rejection
+    > {
+        arguments.isEmpty
+            ? .success(command) : .failure(Rejection(reply: .syntaxError("This command takes no arguments")))
     }
 
     /// RFC 2033 §4.1: `LHLO SP ( Domain / address-literal )`.

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-internal import Glibc
-#elseif canImport(Darwin)
-internal import Darwin
-#endif
 internal import Logging
 internal import NIOCore
+
+#if canImport(Glibc)
+    internal import Glibc
+#elseif canImport(Darwin)
+    internal import Darwin
+#endif
 
 /// One LMTP session on one connection: reads commands and message data, runs them strictly in order, and
 /// answers each (RFC 2033, RFC 5321 §4.1, RFC 2920 §3.1).
@@ -27,6 +28,11 @@ struct LMTPConnection {
     private var inputEnded = false
     /// Whether the rest of an over-long command line is being thrown away until its line end.
     private var discardingLine = false
+    /// Protocol errors so far (unknown commands, bad syntax, bad sequence); at `maximumProtocolErrors` the
+    /// connection is closed, as mature MTAs do against clients that are broken or probing.
+    private var protocolErrors = 0
+    /// The protocol errors a connection may make before it is closed.
+    static let maximumProtocolErrors = 20
 
     private var greeted = false
     /// The open transaction: after an accepted MAIL, until DATA completes or RSET/LHLO.
@@ -38,6 +44,14 @@ struct LMTPConnection {
         var sender: String
         var declaredSize: Int?
         var recipients: [String] = []
+    }
+
+    /// A line of input in the command phase.
+    private enum InputLine {
+        /// A complete line without its line end.
+        case line([UInt8])
+        /// A line over the limit, discarded.
+        case tooLong
     }
 
     /// How a step of the session ended.
@@ -86,7 +100,7 @@ struct LMTPConnection {
                     guard try await receive(from: &inbound, forData: true) else { return }
                     continue
                 }
-                if let line = nextCommandLine() {
+                if let line = nextInputLine() {
                     if control.isShuttingDown {
                         // Graceful shutdown: the transaction that was running has been answered; stop here.
                         try await finish(with: .shuttingDown(hostname: configuration.hostname))
@@ -133,7 +147,9 @@ struct LMTPConnection {
         // Issue the write before arming the control, so a 421 it may send comes after these replies.
         let written: EventLoopFuture<Void>? = output.readableBytes > 0 ? channel.writeAndFlush(output) : nil
         output.clear()
-        switch control.beginWaiting(forData: forData, timeout: forData ? configuration.dataTimeout : configuration.commandTimeout) {
+        switch control.beginWaiting(
+            forData: forData, timeout: forData ? configuration.dataTimeout : configuration.commandTimeout)
+        {
         case .wait:
             break
         case .closed:
@@ -161,7 +177,7 @@ struct LMTPConnection {
     /// The next complete command line without its line end (CRLF or bare LF), or nil if more input is needed.
     /// A line longer than `LMTPCommand.maximumParameterLineBytes` is discarded as it arrives and answered
     /// `500 5.5.6` once its end is seen (RFC 5321 §4.5.3.1.4).
-    private mutating func nextCommandLine() -> [UInt8]? {
+    private mutating func nextInputLine() -> InputLine? {
         while true {
             let found: Int? = input.withUnsafeReadableBytes { bytes in
                 guard let base = bytes.baseAddress, let match = memchr(base, Int32(UInt8.lf), bytes.count) else {
@@ -174,37 +190,41 @@ struct LMTPConnection {
                     discardingLine = true
                     input.moveReaderIndex(forwardBy: input.readableBytes)
                 }
-                if inputEnded, input.readableBytes > 0 {
+                if inputEnded, discardingLine || input.readableBytes > 0 {
                     // A last line without a line end: treat the end of input as its end.
-                    return input.readBytes(length: input.readableBytes)
+                    defer { discardingLine = false }
+                    let rest = input.readBytes(length: input.readableBytes) ?? []
+                    return discardingLine ? .tooLong : .line(rest)
                 }
                 return nil
             }
             if discardingLine || lineFeed + 1 > LMTPCommand.maximumParameterLineBytes {
                 input.moveReaderIndex(forwardBy: lineFeed + 1)
                 discardingLine = false
-                logger.debug("LMTP command line too long")
-                LMTPReply.lineTooLong.write(to: &output)
-                continue
+                return .tooLong
             }
             var line = input.readBytes(length: lineFeed + 1) ?? []
             line.removeLast()
             if line.last == .cr { line.removeLast() }
-            return line
+            return .line(line)
         }
     }
 
     // MARK: Commands
 
     /// Runs one command line and appends its reply.
-    private mutating func execute(_ line: [UInt8]) async throws -> Next {
+    private mutating func execute(_ line: InputLine) async throws -> Next {
         let command: LMTPCommand
-        switch LMTPCommand.parse(line) {
-        case .success(let parsed):
-            command = parsed
-        case .failure(let rejection):
-            logger.debug("LMTP command refused", metadata: ["lmtp.reply": "\(rejection.reply.code)"])
-            return reply(rejection.reply)
+        switch line {
+        case .tooLong:
+            return protocolError(.lineTooLong)
+        case .line(let bytes):
+            switch LMTPCommand.parse(bytes) {
+            case .success(let parsed):
+                command = parsed
+            case .failure(let rejection):
+                return protocolError(rejection.reply)
+            }
         }
         switch command {
         case .lhlo(let clientName):
@@ -212,16 +232,17 @@ struct LMTPConnection {
             greeted = true
             transaction = nil
             session.clientName = clientName
-            return reply(.capabilities(hostname: configuration.hostname, maxMessageBytes: configuration.maxMessageBytes))
+            return reply(
+                .capabilities(hostname: configuration.hostname, maxMessageBytes: configuration.maxMessageBytes))
         case .smtpGreeting:
-            return reply(.lhloRequired)
+            return protocolError(.lhloRequired)
         case .mail(let sender, let parameters):
             return await mail(sender: sender, parameters: parameters)
         case .recipient(let address):
             return await recipient(address)
         case .data:
-            guard let transaction else { return reply(.badSequence("Send MAIL FROM first")) }
-            guard !transaction.recipients.isEmpty else { return reply(.badSequence("No valid recipients")) }
+            guard let transaction else { return protocolError(.badSequence("Send MAIL FROM first")) }
+            guard !transaction.recipients.isEmpty else { return protocolError(.badSequence("No valid recipients")) }
             data = MessageDataReader(limit: configuration.maxMessageBytes, expectedSize: transaction.declaredSize)
             return reply(.startMailInput)
         case .reset:
@@ -238,14 +259,14 @@ struct LMTPConnection {
             LMTPReply.closing(hostname: configuration.hostname).write(to: &output)
             return .close
         case .notImplemented:
-            return reply(.notImplemented)
+            return protocolError(.notImplemented)
         }
     }
 
     /// MAIL FROM (RFC 5321 §4.1.1.2): order, the SIZE limit (RFC 1870 §6.1), then the handler.
     private mutating func mail(sender: String, parameters: MailParameters) async -> Next {
-        guard greeted else { return reply(.badSequence("Send LHLO first")) }
-        guard transaction == nil else { return reply(.badSequence("Nested MAIL command")) }
+        guard greeted else { return protocolError(.badSequence("Send LHLO first")) }
+        guard transaction == nil else { return protocolError(.badSequence("Nested MAIL command")) }
         if let size = parameters.size, size > configuration.maxMessageBytes {
             return reply(.messageTooBig(limit: configuration.maxMessageBytes))
         }
@@ -256,7 +277,7 @@ struct LMTPConnection {
 
     /// RCPT TO (RFC 5321 §4.1.1.3): order, the recipient limit (RFC 5321 §4.5.3.1.10), then the handler.
     private mutating func recipient(_ address: String) async -> Next {
-        guard transaction != nil else { return reply(.badSequence("Send MAIL FROM first")) }
+        guard transaction != nil else { return protocolError(.badSequence("Send MAIL FROM first")) }
         guard (transaction?.recipients.count ?? 0) < configuration.maxRecipients else {
             return reply(.tooManyRecipients)
         }
@@ -272,7 +293,8 @@ struct LMTPConnection {
         let recipients = transaction.recipients
         var replies: [LMTPReply]
         if reader.isOverLimit {
-            logger.debug("LMTP message over the size limit", metadata: ["lmtp.limit": "\(configuration.maxMessageBytes)"])
+            logger.debug(
+                "LMTP message over the size limit", metadata: ["lmtp.limit": "\(configuration.maxMessageBytes)"])
             replies = Array(repeating: .messageTooBig(limit: configuration.maxMessageBytes), count: recipients.count)
         } else {
             let envelope = LMTPEnvelope(
@@ -292,6 +314,18 @@ struct LMTPConnection {
             if reply(answer) == .close { next = .close }
         }
         return next
+    }
+
+    /// Appends the reply to a command the engine refused, and closes the connection after too many.
+    private mutating func protocolError(_ answer: LMTPReply) -> Next {
+        logger.debug("LMTP command refused", metadata: ["lmtp.reply": "\(answer.code) \(answer.enhancedCode ?? "")"])
+        protocolErrors += 1
+        guard protocolErrors < LMTPConnection.maximumProtocolErrors else {
+            answer.write(to: &output)
+            logger.info("LMTP client made \(protocolErrors) protocol errors; closing the connection")
+            return reply(.tooManyErrors(hostname: configuration.hostname))
+        }
+        return reply(answer)
     }
 
     /// Appends a reply; a 421 closes the connection after it (RFC 5321 §3.8).

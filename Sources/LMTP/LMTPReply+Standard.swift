@@ -13,7 +13,8 @@ extension LMTPReply {
     }
 
     /// RFC 5321 §4.2.2 (354): go ahead with the message; no enhanced code on 3yz (RFC 2034 §3).
-    static let startMailInput = LMTPReply(code: 354, enhancedCode: nil, text: "Start mail input; end with <CRLF>.<CRLF>")
+    static let startMailInput = LMTPReply(
+        code: 354, enhancedCode: nil, text: "Start mail input; end with <CRLF>.<CRLF>")
 
     /// RFC 5321 §4.1.1.10: QUIT.
     static func closing(hostname: String) -> LMTPReply {
@@ -44,6 +45,11 @@ extension LMTPReply {
     /// RFC 5321 §3.8: over the connection limit, refused at once.
     static func tooManyConnections(hostname: String) -> LMTPReply {
         LMTPReply(code: 421, enhancedCode: "4.3.2", text: "\(hostname) too many connections, try again later")
+    }
+
+    /// RFC 5321 §3.8: the client made too many protocol errors (RFC 3463 X.7.0, "other security status").
+    static func tooManyErrors(hostname: String) -> LMTPReply {
+        LMTPReply(code: 421, enhancedCode: "4.7.0", text: "\(hostname) too many errors")
     }
 
     /// RFC 5321 §4.5.3.1.10 and RFC 3463 X.5.3: the recipient limit; the client sends the rest in another

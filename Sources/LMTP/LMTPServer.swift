@@ -126,7 +126,8 @@ package struct LMTPServer: Service {
             return
         }
         defer { registry.remove(id) }
-        logger.debug("LMTP connection opened", metadata: ["lmtp.remote": "\(channel.remoteAddress.map { "\($0)" } ?? "?")"])
+        logger.debug(
+            "LMTP connection opened", metadata: ["lmtp.remote": "\(channel.remoteAddress.map { "\($0)" } ?? "?")"])
         let session = LMTPSession(remoteAddress: channel.remoteAddress, clientName: "", id: id)
         await withTaskCancellationHandler {
             do {

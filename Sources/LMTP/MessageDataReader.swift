@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-internal import Glibc
+    internal import Glibc
 #elseif canImport(Darwin)
-internal import Darwin
+    internal import Darwin
 #endif
 
 /// Reads the message after DATA up to the terminating `.` line, removing dot-stuffing (RFC 5321 §4.5.2) and

@@ -1,5 +1,6 @@
-@testable import LMTP
 import Testing
+
+@testable import LMTP
 
 @Suite("Command parsing (RFC 5321 §4.1, RFC 2033 §4.1)")
 struct LMTPCommandTests {
@@ -19,12 +20,18 @@ struct LMTPCommandTests {
         ("mail from:<a@example.com>", .mail(sender: "a@example.com", parameters: MailParameters())),
         ("MAIL FROM: <a@example.com>", .mail(sender: "a@example.com", parameters: MailParameters())),
         ("MAIL FROM:<>", .mail(sender: "", parameters: MailParameters())),
-        ("MAIL FROM:<> SIZE=1000 BODY=8BITMIME",
-         .mail(sender: "", parameters: MailParameters(size: 1000, body: .eightBitMIME))),
-        ("MAIL FROM:<a@b.example> body=7bit size=0",
-         .mail(sender: "a@b.example", parameters: MailParameters(size: 0, body: .sevenBit))),
-        ("MAIL FROM:<a@b.example> SIZE=99999999999999999999",
-         .mail(sender: "a@b.example", parameters: MailParameters(size: Int.max))),
+        (
+            "MAIL FROM:<> SIZE=1000 BODY=8BITMIME",
+            .mail(sender: "", parameters: MailParameters(size: 1000, body: .eightBitMIME))
+        ),
+        (
+            "MAIL FROM:<a@b.example> body=7bit size=0",
+            .mail(sender: "a@b.example", parameters: MailParameters(size: 0, body: .sevenBit))
+        ),
+        (
+            "MAIL FROM:<a@b.example> SIZE=99999999999999999999",
+            .mail(sender: "a@b.example", parameters: MailParameters(size: Int.max))
+        ),
         ("RCPT TO:<user@example.com>", .recipient("user@example.com")),
         ("rcpt to:<user@example.com>  ", .recipient("user@example.com")),
         ("RCPT TO:<@relay1.example,@relay2.example:user@example.com>", .recipient("user@example.com")),

@@ -1,6 +1,7 @@
-@testable import LMTP
 import NIOCore
 import Testing
+
+@testable import LMTP
 
 @Suite("Reply encoding (RFC 5321 §4.2, RFC 2034)")
 struct LMTPReplyTests {
@@ -12,15 +13,18 @@ struct LMTPReplyTests {
 
     @Test func singleAndMultiLine() {
         #expect(wire(.ok()) == "250 2.0.0 OK\r\n")
-        #expect(wire(LMTPReply(code: 250, enhancedCode: nil, text: "host\nPIPELINING\nSIZE 10")) ==
-            "250-host\r\n250-PIPELINING\r\n250 SIZE 10\r\n")
-        #expect(wire(LMTPReply(code: 451, enhancedCode: "4.3.0", text: "one\ntwo")) == "451-4.3.0 one\r\n451 4.3.0 two\r\n")
+        #expect(
+            wire(LMTPReply(code: 250, enhancedCode: nil, text: "host\nPIPELINING\nSIZE 10"))
+                == "250-host\r\n250-PIPELINING\r\n250 SIZE 10\r\n")
+        #expect(
+            wire(LMTPReply(code: 451, enhancedCode: "4.3.0", text: "one\ntwo")) == "451-4.3.0 one\r\n451 4.3.0 two\r\n")
         #expect(wire(LMTPReply(code: 250, enhancedCode: "2.0.0", text: "")) == "250 2.0.0\r\n")
     }
 
     @Test func textCannotInjectLines() {
-        #expect(wire(LMTPReply(code: 550, enhancedCode: "5.1.1", text: "bad\r250 ok\u{0}é")) ==
-            "550 5.1.1 bad250 ok???\r\n")
+        #expect(
+            wire(LMTPReply(code: 550, enhancedCode: "5.1.1", text: "bad\r250 ok\u{0}é")) == "550 5.1.1 bad250 ok???\r\n"
+        )
     }
 
     @Test(arguments: [

@@ -1,8 +1,9 @@
-@testable import LMTP
 import Logging
 import NIOCore
 import ServiceLifecycle
 import Testing
+
+@testable import LMTP
 
 @Suite("LMTP server over real TCP", .timeLimit(.minutes(1)))
 struct LMTPServerTests {
@@ -15,7 +16,8 @@ struct LMTPServerTests {
                 try await client.send("LHLO client.test\r\n")
                 let capabilities = try #require(try await client.readReply())
                 #expect(capabilities.code == 250)
-                #expect(capabilities.lines == ["lmtp.test", "PIPELINING", "8BITMIME", "ENHANCEDSTATUSCODES", "SIZE 12345"])
+                #expect(
+                    capabilities.lines == ["lmtp.test", "PIPELINING", "8BITMIME", "ENHANCEDSTATUSCODES", "SIZE 12345"])
                 try await client.send("QUIT\r\n")
                 #expect(try await client.readRepliesToEnd().map(\.code) == [221])
             }
@@ -25,9 +27,11 @@ struct LMTPServerTests {
     /// RFC 2920: a whole transaction in two writes; replies come in order, one per command, and the handler sees
     /// the calls in order with the exact, unstuffed bytes.
     @Test func pipelinedTransactionWithPerRecipientReplies() async throws {
-        let handler = RecordingHandler(.init(
-            refusedRecipients: ["nobody@example.com"],
-            deliveryReplies: ["full@example.com": LMTPReply(code: 452, enhancedCode: "4.2.2", text: "Mailbox full")]))
+        let handler = RecordingHandler(
+            .init(
+                refusedRecipients: ["nobody@example.com"],
+                deliveryReplies: ["full@example.com": LMTPReply(code: 452, enhancedCode: "4.2.2", text: "Mailbox full")]
+            ))
         try await withServer(handler: handler) { port, _ in
             try await TestClient.with(port: port) { client in
                 try await client.send(
@@ -43,11 +47,12 @@ struct LMTPServerTests {
                 #expect(rest.map(\.enhancedCode) == ["2.1.5", "4.2.2", "2.0.0", "2.0.0"])
             }
         }
-        #expect(handler.calls == [
-            .mailFrom("sender@example.org", declaredSize: 100), .recipient("one@example.com"),
-            .recipient("nobody@example.com"), .recipient("full@example.com"),
-            .deliver(sender: "sender@example.org", recipients: ["one@example.com", "full@example.com"]),
-        ])
+        #expect(
+            handler.calls == [
+                .mailFrom("sender@example.org", declaredSize: 100), .recipient("one@example.com"),
+                .recipient("nobody@example.com"), .recipient("full@example.com"),
+                .deliver(sender: "sender@example.org", recipients: ["one@example.com", "full@example.com"]),
+            ])
         #expect(handler.messages == ["Subject: test\r\n\r\n.a stuffed line\r\n.\r\nlast\r\n".bytes])
         #expect(handler.sessions.first?.clientName == "client.test")
     }
@@ -65,12 +70,13 @@ struct LMTPServerTests {
                 #expect(replies.map(\.code) == [220, 250, 250, 250, 354, 250, 250, 250, 250, 354, 250])
             }
         }
-        #expect(handler.calls == [
-            .mailFrom("", declaredSize: nil), .recipient("a@example.com"),
-            .deliver(sender: "", recipients: ["a@example.com"]),
-            .mailFrom("b@example.org", declaredSize: nil), .recipient("a@example.com"),
-            .deliver(sender: "b@example.org", recipients: ["a@example.com"]),
-        ])
+        #expect(
+            handler.calls == [
+                .mailFrom("", declaredSize: nil), .recipient("a@example.com"),
+                .deliver(sender: "", recipients: ["a@example.com"]),
+                .mailFrom("b@example.org", declaredSize: nil), .recipient("a@example.com"),
+                .deliver(sender: "b@example.org", recipients: ["a@example.com"]),
+            ])
         #expect(handler.messages == ["bare\r\nlf\r\n".bytes, "x\r\n".bytes])
     }
 
@@ -83,7 +89,10 @@ struct LMTPServerTests {
                         + "MAIL FROM:<a@example.org>\r\nMAIL FROM:<a@example.org>\r\nDATA\r\n"
                         + "RCPT TO:<nobody@example.com>\r\nDATA\r\nRSET\r\nDATA\r\nFOO\r\nVRFY x\r\nEXPN x\r\nQUIT\r\n")
                 let replies = try await client.readRepliesToEnd()
-                #expect(replies.map(\.code) == [220, 500, 500, 503, 250, 503, 503, 250, 503, 503, 550, 503, 250, 503, 500, 252, 502, 221])
+                #expect(
+                    replies.map(\.code) == [
+                        220, 500, 500, 503, 250, 503, 503, 250, 503, 503, 550, 503, 250, 503, 500, 252, 502, 221,
+                    ])
                 #expect(replies[1].enhancedCode == "5.5.1")
                 #expect(replies[3].enhancedCode == "5.5.1")
                 #expect(replies[14].enhancedCode == "5.5.2")
@@ -114,7 +123,9 @@ struct LMTPServerTests {
         let handler = RecordingHandler()
         try await withServer({ $0.maxMessageBytes = 1000 }, handler: handler) { port, _ in
             try await TestClient.with(port: port) { client in
-                try await client.send("LHLO c\r\nMAIL FROM:<a@example.org>\r\nRCPT TO:<a@example.com>\r\nRCPT TO:<b@example.com>\r\nDATA\r\n")
+                try await client.send(
+                    "LHLO c\r\nMAIL FROM:<a@example.org>\r\nRCPT TO:<a@example.com>\r\nRCPT TO:<b@example.com>\r\nDATA\r\n"
+                )
                 #expect(try await client.readReplies(6).map(\.code) == [220, 250, 250, 250, 250, 354])
                 let line = String(repeating: "x", count: 98) + "\r\n"
                 for _ in 0..<50 { try await client.send(line) }  // 5000 octets in many writes
@@ -122,7 +133,8 @@ struct LMTPServerTests {
                 let refused = try await client.readReplies(2)
                 #expect(refused.map(\.code) == [552, 552])
                 #expect(refused.map(\.enhancedCode) == ["5.3.4", "5.3.4"])
-                try await client.send("MAIL FROM:<a@example.org>\r\nRCPT TO:<a@example.com>\r\nDATA\r\nsmall\r\n.\r\nQUIT\r\n")
+                try await client.send(
+                    "MAIL FROM:<a@example.org>\r\nRCPT TO:<a@example.com>\r\nDATA\r\nsmall\r\n.\r\nQUIT\r\n")
                 #expect(try await client.readRepliesToEnd().map(\.code) == [250, 250, 354, 250, 221])
             }
         }
@@ -144,12 +156,25 @@ struct LMTPServerTests {
         }
     }
 
+    /// A client that keeps sending nonsense is cut off after 20 protocol errors.
+    @Test func tooManyProtocolErrorsCloseTheConnection() async throws {
+        try await withServer { port, _ in
+            try await TestClient.with(port: port) { client in
+                try await client.send("NOOP\r\n" + String(repeating: "GARBAGE\r\n", count: 20))
+                let replies = try await client.readRepliesToEnd()
+                #expect(replies.map(\.code) == [220, 250] + Array(repeating: 500, count: 20) + [421])
+                #expect(replies.last?.enhancedCode == "4.7.0")
+            }
+        }
+    }
+
     @Test func shortDeliveryAnswersArePaddedWithTransientFailures() async throws {
         let handler = RecordingHandler(.init(deliveryReplyCount: 1))
         try await withServer(handler: handler) { port, _ in
             try await TestClient.with(port: port) { client in
                 try await client.send(
-                    "LHLO c\r\nMAIL FROM:<a@example.org>\r\nRCPT TO:<a@example.com>\r\nRCPT TO:<b@example.com>\r\nDATA\r\n")
+                    "LHLO c\r\nMAIL FROM:<a@example.org>\r\nRCPT TO:<a@example.com>\r\nRCPT TO:<b@example.com>\r\nDATA\r\n"
+                )
                 _ = try await client.readReplies(6)
                 try await client.send("x\r\n.\r\nQUIT\r\n")
                 let replies = try await client.readRepliesToEnd()
@@ -160,8 +185,9 @@ struct LMTPServerTests {
     }
 
     @Test func handlerReply421ClosesTheConnection() async throws {
-        let handler = RecordingHandler(.init(
-            deliveryReplies: ["a@example.com": LMTPReply(code: 421, enhancedCode: "4.3.2", text: "overloaded")]))
+        let handler = RecordingHandler(
+            .init(
+                deliveryReplies: ["a@example.com": LMTPReply(code: 421, enhancedCode: "4.3.2", text: "overloaded")]))
         try await withServer(handler: handler) { port, _ in
             try await TestClient.with(port: port) { client in
                 try await client.send("LHLO c\r\nMAIL FROM:<a@example.org>\r\nRCPT TO:<a@example.com>\r\nDATA\r\n")
@@ -188,7 +214,8 @@ struct LMTPServerTests {
         let handler = RecordingHandler()
         try await withServer({ $0.dataTimeout = .milliseconds(300) }, handler: handler) { port, _ in
             try await TestClient.with(port: port) { client in
-                try await client.send("LHLO c\r\nMAIL FROM:<a@example.org>\r\nRCPT TO:<a@example.com>\r\nDATA\r\npartial")
+                try await client.send(
+                    "LHLO c\r\nMAIL FROM:<a@example.org>\r\nRCPT TO:<a@example.com>\r\nDATA\r\npartial")
                 let replies = try await client.readRepliesToEnd()
                 #expect(replies.map(\.code) == [220, 250, 250, 250, 354, 421])
                 #expect(replies.last?.enhancedCode == "4.4.2")
@@ -229,7 +256,8 @@ struct LMTPServerTests {
         try await withServer(handler: handler) { port, group in
             try await TestClient.with(port: port) { busy in
                 try await busy.send(
-                    "LHLO c\r\nMAIL FROM:<a@example.org>\r\nRCPT TO:<a@example.com>\r\nRCPT TO:<b@example.com>\r\nDATA\r\n")
+                    "LHLO c\r\nMAIL FROM:<a@example.org>\r\nRCPT TO:<a@example.com>\r\nRCPT TO:<b@example.com>\r\nDATA\r\n"
+                )
                 _ = try await busy.readReplies(6)
                 try await TestClient.with(port: port) { idle in
                     try await idle.send("LHLO c\r\n")
@@ -293,7 +321,8 @@ struct LMTPServerTests {
         try await withServer { port, _ in
             var configuration = LMTPServer.Configuration()
             configuration.port = port
-            let server = LMTPServer(configuration: configuration, handler: RecordingHandler(), logger: Logger(label: "lmtp-test"))
+            let server = LMTPServer(
+                configuration: configuration, handler: RecordingHandler(), logger: Logger(label: "lmtp-test"))
             let error = await #expect(throws: LMTPServerError.self) { try await server.run() }
             #expect(error?.code == .cannotBind)
         }
@@ -302,7 +331,8 @@ struct LMTPServerTests {
     @Test func invalidConfigurationIsRefused() async throws {
         var configuration = LMTPServer.Configuration()
         configuration.maxRecipients = 0
-        let server = LMTPServer(configuration: configuration, handler: RecordingHandler(), logger: Logger(label: "lmtp-test"))
+        let server = LMTPServer(
+            configuration: configuration, handler: RecordingHandler(), logger: Logger(label: "lmtp-test"))
         let error = await #expect(throws: LMTPServerError.self) { try await server.run() }
         #expect(error?.code == .invalidConfiguration)
     }
@@ -338,9 +368,10 @@ struct LMTPServerTests {
                         if Bool.random(using: &generator) {
                             try await client.send(fragments.randomElement(using: &generator) ?? "")
                         } else {
-                            try await client.send((0..<Int.random(in: 1...300, using: &generator)).map { _ in
-                                UInt8.random(in: 0...255, using: &generator)
-                            })
+                            try await client.send(
+                                (0..<Int.random(in: 1...300, using: &generator)).map { _ in
+                                    UInt8.random(in: 0...255, using: &generator)
+                                })
                         }
                     }
                     client.finishSending()

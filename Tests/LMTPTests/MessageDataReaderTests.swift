@@ -1,10 +1,13 @@
-@testable import LMTP
 import Testing
+
+@testable import LMTP
 
 @Suite("Message data: dot-unstuffing and line ends (RFC 5321 §4.5.2, §4.1.1.4)")
 struct MessageDataReaderTests {
     /// Feeds `input` in the given chunk sizes; returns the message, the consumed count, and the reader.
-    private func read(_ input: [UInt8], chunk: Int, limit: Int = 1 << 20) -> (message: [UInt8], consumed: Int, reader: MessageDataReader) {
+    private func read(_ input: [UInt8], chunk: Int, limit: Int = 1 << 20) -> (
+        message: [UInt8], consumed: Int, reader: MessageDataReader
+    ) {
         var reader = MessageDataReader(limit: limit)
         var offset = 0
         while offset < input.count, !reader.isFinished {

@@ -1,12 +1,14 @@
 import Foundation
-@testable import LMTP
 import Testing
+
+@testable import LMTP
 
 /// Debian's real LMTP clients against the server: swaks and Python's smtplib.LMTP.
 @Suite("Real LMTP clients", .timeLimit(.minutes(1)))
 struct RealClientTests {
     /// A message with LF line ends as a file holds it, with lines that need dot-stuffing.
-    static let message = "From: sender@example.org\nTo: one@example.com\nSubject: reservation\n\n.leading dot\n..two dots\n.\nend\n"
+    static let message =
+        "From: sender@example.org\nTo: one@example.com\nSubject: reservation\n\n.leading dot\n..two dots\n.\nend\n"
     /// What the handler must receive: the same lines, unstuffed, with CRLF.
     static let expected = message.replacingOccurrences(of: "\n", with: "\r\n")
 
@@ -20,16 +22,20 @@ struct RealClientTests {
         let (status, output) = try await withServer(handler: handler) { port, _ in
             try await run(
                 "/usr/bin/swaks",
-                ["--protocol", "LMTP", "--server", "127.0.0.1:\(port)", "--helo", "client.test",
-                 "--from", "sender@example.org", "--to", "one@example.com,two@example.com",
-                 "--data", "@\(messageFile.path)"],
+                [
+                    "--protocol", "LMTP", "--server", "127.0.0.1:\(port)", "--helo", "client.test",
+                    "--from", "sender@example.org", "--to", "one@example.com,two@example.com",
+                    "--data", "@\(messageFile.path)",
+                ],
                 in: directory)
         }
         #expect(status == 0, "swaks said: \(output)")
-        #expect(handler.calls == [
-            .mailFrom("sender@example.org", declaredSize: nil), .recipient("one@example.com"), .recipient("two@example.com"),
-            .deliver(sender: "sender@example.org", recipients: ["one@example.com", "two@example.com"]),
-        ])
+        #expect(
+            handler.calls == [
+                .mailFrom("sender@example.org", declaredSize: nil), .recipient("one@example.com"),
+                .recipient("two@example.com"),
+                .deliver(sender: "sender@example.org", recipients: ["one@example.com", "two@example.com"]),
+            ])
         #expect(handler.messages == [Self.expected.bytes])
         #expect(output.contains("250 2.1.5 Delivered to two@example.com"))
     }
@@ -38,9 +44,11 @@ struct RealClientTests {
     /// DATA; the script reads the per-recipient replies with `data()` and `getreply()` (RFC 2033 §4.2).
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")))
     func pythonSmtplibLMTP() async throws {
-        let handler = RecordingHandler(.init(
-            refusedRecipients: ["nobody@example.com"],
-            deliveryReplies: ["two@example.com": LMTPReply(code: 452, enhancedCode: "4.2.2", text: "Mailbox full")]))
+        let handler = RecordingHandler(
+            .init(
+                refusedRecipients: ["nobody@example.com"],
+                deliveryReplies: ["two@example.com": LMTPReply(code: 452, enhancedCode: "4.2.2", text: "Mailbox full")])
+        )
         let directory = try TemporaryDirectory()
         let script = directory.url.appendingPathComponent("client.py")
         try Data(Self.pythonClient.utf8).write(to: script)
@@ -49,14 +57,17 @@ struct RealClientTests {
         }
         #expect(status == 0, "python said: \(output)")
         let lines = output.split(separator: "\n").map(String.init)
-        #expect(lines == [
-            "lhlo 250 PIPELINING,8BITMIME,ENHANCEDSTATUSCODES,SIZE",
-            "rcpt one@example.com 250", "rcpt nobody@example.com 550", "rcpt two@example.com 250",
-            "data 250 2.1.5 Delivered to one@example.com", "data 452 4.2.2 Mailbox full",
-            "quit 221",
-        ])
+        #expect(
+            lines == [
+                "lhlo 250 PIPELINING,8BITMIME,ENHANCEDSTATUSCODES,SIZE",
+                "rcpt one@example.com 250", "rcpt nobody@example.com 550", "rcpt two@example.com 250",
+                "data 250 2.1.5 Delivered to one@example.com", "data 452 4.2.2 Mailbox full",
+                "quit 221",
+            ])
         #expect(handler.messages == [Self.expected.bytes])
-        #expect(handler.calls.last == .deliver(sender: "sender@example.org", recipients: ["one@example.com", "two@example.com"]))
+        #expect(
+            handler.calls.last
+                == .deliver(sender: "sender@example.org", recipients: ["one@example.com", "two@example.com"]))
     }
 
     static let pythonClient = #"""
@@ -87,7 +98,9 @@ struct RealClientTests {
 
 /// Runs a program to its end without blocking a thread of the cooperative pool; returns its exit status and its
 /// standard output and error together.
-private func run(_ executable: String, _ arguments: [String], in directory: TemporaryDirectory) async throws -> (Int32, String) {
+private func run(_ executable: String, _ arguments: [String], in directory: TemporaryDirectory) async throws -> (
+    Int32, String
+) {
     let outputFile = directory.url.appendingPathComponent("output-\(UUID().uuidString).txt")
     guard FileManager.default.createFile(atPath: outputFile.path, contents: nil) else {
         throw TestClientError(message: "cannot create \(outputFile.path)")

@@ -1,5 +1,6 @@
-@testable import LMTP
 import Synchronization
+
+@testable import LMTP
 
 /// A delivery handler that records every call and answers as configured: refuses some recipients at RCPT,
 /// answers chosen per-recipient replies after DATA, and sleeps in `deliver` on demand.

@@ -1,8 +1,9 @@
 import Logging
-@testable import LMTP
 import NIOCore
 import ServiceLifecycle
 import Testing
+
+@testable import LMTP
 
 /// Runs an `LMTPServer` on an ephemeral port of 127.0.0.1 inside a `ServiceGroup` for the duration of `body`,
 /// then shuts it down gracefully and waits for it to stop.

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import NIOCore
 import NIOPosix
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// One reply as a client reads it.
 struct Reply: Equatable, CustomStringConvertible {
@@ -38,7 +39,10 @@ struct TestClient: ~Copyable {
         }
     }
 
-    private init(inbound: NIOAsyncChannelInboundStream<ByteBuffer>.AsyncIterator, outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>) {
+    private init(
+        inbound: NIOAsyncChannelInboundStream<ByteBuffer>.AsyncIterator,
+        outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
+    ) {
         self.inbound = inbound
         self.outbound = outbound
     }
@@ -74,7 +78,9 @@ struct TestClient: ~Copyable {
             lines.append(String(line.dropFirst(4)))
             if bytes.count == 3 || bytes[3] == UInt8(ascii: " ") {
                 let words = lines.last?.split(separator: " ", maxSplits: 1) ?? []
-                let enhanced = words.first.map(String.init).flatMap { $0.first?.isNumber == true && $0.contains(".") ? $0 : nil }
+                let enhanced = words.first.map(String.init).flatMap {
+                    $0.first?.isNumber == true && $0.contains(".") ? $0 : nil
+                }
                 return Reply(code: code, enhancedCode: enhanced, lines: lines)
             }
         }
