@@ -129,12 +129,19 @@ struct LMTPConnection {
         try await flush()
     }
 
-    /// Writes the pending replies and waits until they are written.
+    /// Writes the pending replies and waits until they are written, for at most the command timeout: a client
+    /// that stops reading cannot hold the connection open.
     private mutating func flush() async throws {
         guard output.readableBytes > 0 else { return }
         let buffer = output
         output.clear()
-        try await channel.writeAndFlush(buffer).get()
+        let channel = self.channel
+        let written: EventLoopFuture<Void> = channel.writeAndFlush(buffer)
+        let deadline = channel.eventLoop.scheduleTask(in: TimeAmount(configuration.commandTimeout)) {
+            channel.close(promise: nil)
+        }
+        defer { deadline.cancel() }
+        try await written.get()
     }
 
     // MARK: Input
