@@ -1,1 +1,0 @@
-/// The LMTP target: see LMTPServer.

@@ -1,0 +1,172 @@
+package import Logging
+package import NIOCore
+internal import NIOPosix
+internal import ServiceLifecycle
+import Synchronization
+
+/// An LMTP listener (RFC 2033) for an MTA such as Postfix: the protocol engine, with the meaning of each delivery
+/// left to an `LMTPDeliveryHandler`.
+///
+/// It speaks LHLO, MAIL, RCPT, DATA, RSET, NOOP, VRFY, HELP and QUIT with PIPELINING (RFC 2920), 8BITMIME
+/// (RFC 6152), ENHANCEDSTATUSCODES (RFC 2034) and SIZE (RFC 1870); answers per recipient after DATA
+/// (RFC 2033 §4.2); bounds command lines, message size, recipients, connections and client silence; and shuts
+/// down gracefully: it stops accepting at once, closes idle connections with 421, and lets transactions in
+/// progress finish for up to `drainTimeout`.
+package struct LMTPServer: Service {
+    /// Where to listen and the limits to apply.
+    package struct Configuration: Sendable {
+        /// The address to listen on.
+        package var host = "127.0.0.1"
+        /// The port to listen on; 0 lets the system choose (see `onListening`).
+        package var port = 2424
+        /// The name in the greeting and the LHLO reply (RFC 5321 §4.1.1.1).
+        package var hostname = "gateway"
+        /// The largest message in octets: advertised as SIZE (RFC 1870 §4), refused at MAIL when declared
+        /// larger, and enforced while the data arrives.
+        package var maxMessageBytes = 10 << 20
+        /// Recipients per transaction; more are answered `452 4.5.3` (RFC 5321 §4.5.3.1.10 requires at least 100).
+        package var maxRecipients = 100
+        /// Open connections; more are answered `421 4.3.2` and closed.
+        package var maxConnections = 256
+        /// How long the client may be silent while a command is due (RFC 5321 §4.5.3.2.7: at least 5 minutes).
+        package var commandTimeout: Duration = .seconds(300)
+        /// How long the client may be silent in the middle of the message data (RFC 5321 §4.5.3.2.5–6).
+        package var dataTimeout: Duration = .seconds(600)
+        /// On graceful shutdown, how long transactions in progress may take before connections are cut.
+        package var drainTimeout: Duration = .seconds(30)
+
+        /// The defaults above.
+        package init() {}
+    }
+
+    private let configuration: Configuration
+    private let handler: any LMTPDeliveryHandler
+    private let logger: Logger
+    private let onListening: @Sendable (SocketAddress) -> Void
+
+    /// A server that will listen when run.
+    /// - Parameters:
+    ///   - handler: decides what each MAIL, RCPT and message means.
+    ///   - onListening: called once the socket listens, with its address (the chosen port when `port` is 0).
+    package init(
+        configuration: Configuration, handler: any LMTPDeliveryHandler, logger: Logger,
+        onListening: @escaping @Sendable (SocketAddress) -> Void = { _ in }
+    ) {
+        self.configuration = configuration
+        self.handler = handler
+        self.logger = logger
+        self.onListening = onListening
+    }
+
+    /// Binds, serves until graceful shutdown (ServiceLifecycle) or task cancellation, and returns once every
+    /// connection has ended.
+    /// - Throws: `LMTPServerError` if the configuration is unusable or the socket cannot be bound.
+    package func run() async throws {
+        try validate(configuration)
+        let registry = ConnectionRegistry(maximumConnections: configuration.maxConnections)
+        let listener: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, Never>, Never>
+        do {
+            listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .serverChannelOption(.backlog, value: 256)
+                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                // The client may shut down its side after QUIT and still read the replies.
+                .childChannelOption(.allowRemoteHalfClosure, value: true)
+                .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+                .bind(host: configuration.host, port: configuration.port) { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try NIOAsyncChannel<ByteBuffer, Never>(wrappingChannelSynchronously: channel)
+                    }
+                }
+        } catch {
+            throw LMTPServerError.cannotBind(host: configuration.host, port: configuration.port, underlying: error)
+        }
+        if let address = listener.channel.localAddress {
+            logger.info("LMTP listening", metadata: ["lmtp.address": "\(address)"])
+            onListening(address)
+        }
+        let listenerChannel = listener.channel
+        try await withGracefulShutdownHandler {
+            try await withThrowingDiscardingTaskGroup { group in
+                do {
+                    try await listener.executeThenClose { connections in
+                        for try await connection in connections {
+                            group.addTask { await serve(connection, registry: registry) }
+                        }
+                    }
+                } catch is CancellationError {
+                    // Cancelled: the connections are cancelled with this task and close themselves.
+                }
+                // The listener closed: graceful shutdown, cancellation, or a failure of the socket. Idle
+                // connections were told; the others finish their transaction, for up to drainTimeout.
+                registry.beginShutdown()
+                if await !registry.waitUntilDrained(timeout: configuration.drainTimeout) {
+                    logger.info("LMTP connections still open after the drain timeout; closing them")
+                    group.cancelAll()
+                }
+            }
+        } onGracefulShutdown: {
+            registry.beginShutdown()
+            listenerChannel.close(promise: nil)
+        }
+        logger.info("LMTP listener stopped")
+    }
+
+    /// Runs one connection to its end; never throws, so one connection cannot end the others.
+    private func serve(_ connection: NIOAsyncChannel<ByteBuffer, Never>, registry: ConnectionRegistry) async {
+        let id = nextConnectionID.add(1, ordering: .relaxed).newValue
+        var logger = self.logger
+        logger[metadataKey: "lmtp.connection"] = "\(id)"
+        let channel = connection.channel
+        let control = ConnectionControl(channel: channel, hostname: configuration.hostname, logger: logger)
+        guard registry.admit(id, control: control) else {
+            logger.info("LMTP connection refused: \(configuration.maxConnections) connections open")
+            var buffer = channel.allocator.buffer(capacity: 64)
+            LMTPReply.tooManyConnections(hostname: configuration.hostname).write(to: &buffer)
+            try? await connection.executeThenClose { _ in try await channel.writeAndFlush(buffer).get() }
+            return
+        }
+        defer { registry.remove(id) }
+        logger.debug(
+            "LMTP connection opened", metadata: ["lmtp.remote": "\(channel.remoteAddress.map { "\($0)" } ?? "?")"])
+        let session = LMTPSession(remoteAddress: channel.remoteAddress, clientName: "", id: id)
+        await withTaskCancellationHandler {
+            do {
+                try await connection.executeThenClose { inbound in
+                    var session = LMTPConnection(
+                        channel: channel, configuration: configuration, handler: handler, control: control,
+                        session: session, logger: logger)
+                    await session.run(inbound: inbound)
+                }
+            } catch {
+                logger.debug("LMTP connection closed with an error: \(error)")
+            }
+        } onCancel: {
+            control.cancel()
+        }
+        logger.debug("LMTP connection closed")
+    }
+
+    private func validate(_ configuration: Configuration) throws {
+        guard !configuration.hostname.isEmpty, configuration.hostname.utf8.allSatisfy({ (0x21...0x7E).contains($0) })
+        else {
+            throw LMTPServerError.invalidConfiguration("hostname must be printable ASCII without spaces")
+        }
+        guard (0...65535).contains(configuration.port) else {
+            throw LMTPServerError.invalidConfiguration("port \(configuration.port) is not 0...65535")
+        }
+        for (name, value) in [
+            ("maxMessageBytes", configuration.maxMessageBytes), ("maxRecipients", configuration.maxRecipients),
+            ("maxConnections", configuration.maxConnections),
+        ] where value < 1 {
+            throw LMTPServerError.invalidConfiguration("\(name) is \(value); it must be at least 1")
+        }
+        for (name, value) in [
+            ("commandTimeout", configuration.commandTimeout), ("dataTimeout", configuration.dataTimeout),
+        ] where value <= .zero {
+            throw LMTPServerError.invalidConfiguration("\(name) is \(value); it must be positive")
+        }
+    }
+}
+
+/// Connection numbers for `LMTPSession.id`, unique in the process.
+private let nextConnectionID = Atomic<UInt64>(0)

@@ -1,0 +1,135 @@
+#if canImport(Glibc)
+    internal import Glibc
+#elseif canImport(Darwin)
+    internal import Darwin
+#endif
+
+/// Reads the message after DATA up to the terminating `.` line, removing dot-stuffing (RFC 5321 §4.5.2) and
+/// turning every line end into CRLF, in one pass over the input as it arrives.
+///
+/// Nothing but the message itself is buffered (no line buffer), so memory is bounded by `limit` whatever the
+/// line lengths. Past the limit the reader keeps scanning for the end of the data and discards the rest
+/// (RFC 1870 §6.3: the server then answers 552 after the data).
+struct MessageDataReader {
+    /// Where the reader is within the line structure of the data.
+    private enum State {
+        /// At the start of a line: a "." here is either stuffing or the terminator.
+        case lineStart
+        /// Inside a line.
+        case midLine
+        /// A CR ended the previous input chunk: CRLF if a LF follows, a lone CR (kept as content) otherwise.
+        case pendingCR
+        /// A line started with ".".
+        case dot
+        /// A line started with ".\r".
+        case dotCR
+    }
+
+    private var state = State.lineStart
+    /// The message so far; emptied once the limit is passed.
+    private(set) var message: [UInt8] = []
+    /// The limit for `message`, in octets after unstuffing and line-end conversion.
+    let limit: Int
+    /// Whether the message grew past `limit`.
+    private(set) var isOverLimit = false
+    /// Whether the terminating line has been read.
+    private(set) var isFinished = false
+
+    /// A reader for a message of at most `limit` octets; `expectedSize` (the client's SIZE=, bounded here)
+    /// only pre-sizes the buffer.
+    init(limit: Int, expectedSize: Int? = nil) {
+        self.limit = limit
+        if let expectedSize { message.reserveCapacity(min(expectedSize, limit, 1 << 20)) }
+    }
+
+    /// Consumes input up to and including the terminating `.` line; returns how many octets were consumed
+    /// (the rest, if any, is the next command).
+    mutating func consume(_ input: UnsafeRawBufferPointer) -> Int {
+        guard !isFinished, let base = input.baseAddress else { return 0 }
+        let count = input.count
+        var index = 0
+        while index < count {
+            switch state {
+            case .lineStart:
+                if input[index] == .dot {
+                    state = .dot
+                    index += 1
+                } else {
+                    state = .midLine
+                }
+            case .dot:
+                switch input[index] {
+                case .cr:
+                    state = .dotCR
+                    index += 1
+                case .lf:  // ".\n": a client using bare LF line ends
+                    isFinished = true
+                    return index + 1
+                default:  // stuffing: the leading dot is dropped
+                    state = .midLine
+                }
+            case .dotCR:
+                if input[index] == .lf {
+                    isFinished = true
+                    return index + 1
+                }
+                append(.cr)  // ".\r" then something else: the CR is content of the unstuffed line
+                state = .midLine
+            case .pendingCR:
+                if input[index] == .lf {
+                    appendCRLF()
+                    index += 1
+                    state = .lineStart
+                } else {
+                    append(.cr)
+                    state = .midLine
+                }
+            case .midLine:
+                let remaining = count - index
+                if let found = memchr(base + index, Int32(UInt8.lf), remaining) {
+                    let lineFeed = base.distance(to: UnsafeRawPointer(found))
+                    if lineFeed > index, input[lineFeed - 1] == .cr {
+                        append(UnsafeRawBufferPointer(rebasing: input[index...lineFeed]))
+                    } else {
+                        append(UnsafeRawBufferPointer(rebasing: input[index..<lineFeed]))
+                        appendCRLF()
+                    }
+                    index = lineFeed + 1
+                    state = .lineStart
+                } else if input[count - 1] == .cr {
+                    append(UnsafeRawBufferPointer(rebasing: input[index..<(count - 1)]))
+                    index = count
+                    state = .pendingCR
+                } else {
+                    append(UnsafeRawBufferPointer(rebasing: input[index..<count]))
+                    index = count
+                }
+            }
+        }
+        return count
+    }
+
+    private mutating func append(_ bytes: UnsafeRawBufferPointer) {
+        guard !isOverLimit else { return }
+        guard message.count + bytes.count <= limit else { return overflow() }
+        message.append(contentsOf: bytes)
+    }
+
+    private mutating func append(_ byte: UInt8) {
+        guard !isOverLimit else { return }
+        guard message.count < limit else { return overflow() }
+        message.append(byte)
+    }
+
+    private mutating func appendCRLF() {
+        guard !isOverLimit else { return }
+        guard message.count + 2 <= limit else { return overflow() }
+        message.append(.cr)
+        message.append(.lf)
+    }
+
+    private mutating func overflow() {
+        isOverLimit = true
+        message = []
+    }
+}
