@@ -41,6 +41,7 @@ package struct GatewayServer: Sendable {
             lmtp.hostname = ProcessInfo.processInfo.hostName
             lmtp.maxMessageBytes = services.ingestor.environment.policy.limits.maxMessageBytes
             lmtp.maxRecipients = configuration.lmtpMaxRecipients
+            lmtp.maxConnections = configuration.lmtpMaxConnections
             lmtp.drainTimeout = .milliseconds(Int64(configuration.drainTimeoutSeconds * 1000))
             group.append(
                 LMTPServer(

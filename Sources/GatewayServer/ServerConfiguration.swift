@@ -71,6 +71,8 @@ package struct ServerConfiguration: Sendable, Hashable {
     /// LMTP: answer a message whose markup was refused with 550 (the MTA bounces it) instead of 250 with the
     /// verdict in the text (the default: a booking email without admissible markup is still delivered mail).
     package var lmtpRefuseRejected = false
+    /// LMTP: sessions at once (each may hold a message of the policy's size in memory while it arrives).
+    package var lmtpMaxConnections = 64
     /// LMTP: recipients per transaction.
     package var lmtpMaxRecipients = 100
     /// How often deferred (spooled) messages are tried again.
@@ -130,6 +132,7 @@ package struct ServerConfiguration: Sendable, Hashable {
         try reader.double("idle-timeout-seconds", into: &configuration.idleTimeoutSeconds, range: 1...3600)
         try reader.double("lmtp-reply-deadline-seconds", into: &configuration.lmtpReplyDeadlineSeconds, range: 0.1...600)
         try reader.int("lmtp-max-recipients", into: &configuration.lmtpMaxRecipients, range: 1...10_000)
+        try reader.int("lmtp-max-connections", into: &configuration.lmtpMaxConnections, range: 1...100_000)
         try reader.double("retry-interval-seconds", into: &configuration.retryIntervalSeconds, range: 1...86_400)
         try reader.double("drain-timeout-seconds", into: &configuration.drainTimeoutSeconds, range: 0...3600)
         try reader.int("calendar-max-age-seconds", into: &configuration.calendarMaxAgeSeconds, range: 0...86_400)
