@@ -45,7 +45,7 @@ extension SQLiteStore {
     ) async throws -> DecisionLogEntry {
         try validate(reservations)
         try validate(decision)
-        let request = GroupCommit.Request(
+        let request = IngestionRequest(
             reservations: reservations, decision: decision, spoolID: spoolID, now: StoreTime.milliseconds(self.now()))
         // Concurrent ingestions share a commit (and its fsync); see GroupCommit.
         return try await groupCommit.run(request) { try await writeIngestions($0) }

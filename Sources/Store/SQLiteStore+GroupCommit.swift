@@ -1,3 +1,4 @@
+internal import Foundation
 internal import GRDB
 import Synchronization
 
@@ -14,18 +15,13 @@ extension SQLiteStore {
     /// No task is started: the first caller to find no transaction under way leads. It writes its own ingestion
     /// with those waiting (up to ``maximumBatch``), hands each waiter its result, passes the lead to the next
     /// waiter (who writes what queued meanwhile), and returns.
-    final class GroupCommit: Sendable {
-        /// One `ingest` call's work, checked and stamped before it queues.
-        struct Request: Sendable {
-            var reservations: [IncomingReservation]
-            var decision: DecisionLogEntry
-            var spoolID: Int64?
-            var now: Int64
-        }
-
+    ///
+    /// The same scheme serves spooling (``SQLiteStore/spool(_:channel:owner:reasonCode:nextAttemptAt:)``), which an
+    /// LMTP delivery makes durable before its 250: one ``GroupCommit`` per kind of work.
+    final class GroupCommit<Request: Sendable, Output: Sendable>: Sendable {
         /// What a waiting caller is woken with.
         private enum Turn: Sendable {
-            case done(Result<DecisionLogEntry, any Error>)
+            case done(Result<Output, any Error>)
             /// Write your own request and those waiting.
             case lead
         }
@@ -41,7 +37,7 @@ extension SQLiteStore {
         }
 
         /// Ingestions per transaction at most: bounds how long one commit holds the write lock.
-        static let maximumBatch = 64
+        static var maximumBatch: Int { 64 }
 
         private let state = Mutex(State())
 
@@ -49,8 +45,8 @@ extension SQLiteStore {
         /// - Parameter write: writes a batch in one transaction, returning each request's result in order; it throws
         ///   only when the transaction itself fails (then every request in it fails with that error).
         func run(
-            _ request: Request, write: ([Request]) async throws -> [Result<DecisionLogEntry, any Error>]
-        ) async throws -> DecisionLogEntry {
+            _ request: Request, write: ([Request]) async throws -> [Result<Output, any Error>]
+        ) async throws -> Output {
             let turn = await withCheckedContinuation { (continuation: CheckedContinuation<Turn, Never>) in
                 let leads = state.withLock { state -> Bool in
                     guard state.leading else {
@@ -69,7 +65,7 @@ extension SQLiteStore {
                 defer { state.waiting.removeFirst(count) }
                 return Array(state.waiting.prefix(count))
             }
-            let results: [Result<DecisionLogEntry, any Error>]
+            let results: [Result<Output, any Error>]
             do {
                 results = try await write([request] + batch.map(\.request))
             } catch {
@@ -90,8 +86,30 @@ extension SQLiteStore {
         }
     }
 
+    /// One `ingest` call's work, checked and stamped before it queues.
+    struct IngestionRequest: Sendable {
+        var reservations: [IncomingReservation]
+        var decision: DecisionLogEntry
+        var spoolID: Int64?
+        var now: Int64
+    }
+
+    typealias IngestionCommit = GroupCommit<IngestionRequest, DecisionLogEntry>
+
+    /// One `spool` call's row, checked and stamped before it queues.
+    struct SpoolRequest: Sendable {
+        var message: Data
+        var channel: IngestionChannel
+        var owner: String
+        var reasonCode: String
+        var nextAttemptAt: Int64
+        var now: Int64
+    }
+
+    typealias SpoolCommit = GroupCommit<SpoolRequest, SpooledMessage>
+
     /// Writes `requests` in one transaction, each in a savepoint of its own (see ``GroupCommit``).
-    func writeIngestions(_ requests: [GroupCommit.Request]) async throws -> [Result<DecisionLogEntry, any Error>] {
+    func writeIngestions(_ requests: [IngestionRequest]) async throws -> [Result<DecisionLogEntry, any Error>] {
         let path = self.path
         return try await writing("ingest") { db in
             requests.map { request in
@@ -114,7 +132,7 @@ extension SQLiteStore {
 
     /// One ingestion's rows: the reservations applied in order, the log entry with their outcomes, and the spooled
     /// message removed.
-    static func ingest(_ request: GroupCommit.Request, in db: Database) throws -> DecisionLogEntry {
+    static func ingest(_ request: IngestionRequest, in db: Database) throws -> DecisionLogEntry {
         var entry = request.decision
         for item in request.reservations {
             let outcome = try apply(item, now: request.now, in: db)
@@ -125,5 +143,41 @@ extension SQLiteStore {
             try db.cachedStatement(sql: "DELETE FROM spooled_message WHERE id = ?").execute(arguments: [spoolID])
         }
         return stored
+    }
+}
+
+extension SQLiteStore {
+    /// Inserts spooled messages in one transaction, each in a savepoint of its own (see ``GroupCommit``).
+    func writeSpooled(_ requests: [SpoolRequest]) async throws -> [Result<SpooledMessage, any Error>] {
+        let path = self.path
+        return try await writing("spool") { db in
+            requests.map { request in
+                do {
+                    var stored: SpooledMessage? = nil
+                    try db.inSavepoint {
+                        try db.cachedStatement(
+                            sql: """
+                                INSERT INTO spooled_message (bytes, channel, owner, reason_code, attempts, next_attempt_at,
+                                    created_at, updated_at)
+                                VALUES (?, ?, ?, ?, 0, ?, ?, ?)
+                                """
+                        ).execute(arguments: [
+                            request.message, request.channel.rawValue, request.owner, request.reasonCode,
+                            request.nextAttemptAt, request.now, request.now,
+                        ])
+                        stored = SpooledMessage(
+                            id: db.lastInsertedRowID, bytes: request.message, channel: request.channel,
+                            owner: request.owner, reasonCode: request.reasonCode, attempts: 0,
+                            nextAttemptAt: StoreTime.date(request.nextAttemptAt), createdAt: StoreTime.date(request.now),
+                            updatedAt: StoreTime.date(request.now))
+                        return .commit
+                    }
+                    guard let stored else { throw StoreError(code: .io, reason: "spool on \(path) stored nothing; retry") }
+                    return .success(stored)
+                } catch {
+                    return .failure(Self.storeError(error, operation: "spool", path: path))
+                }
+            }
+        }
     }
 }

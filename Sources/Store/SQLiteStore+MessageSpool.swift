@@ -13,21 +13,11 @@ extension SQLiteStore {
         }
         try checkField(owner, "owner")
         try checkField(reasonCode, "reasonCode")
-        let now = StoreTime.milliseconds(self.now())
-        let next = StoreTime.milliseconds(nextAttemptAt)
-        return try await writing("spool") { db in
-            try db.cachedStatement(
-                sql: """
-                    INSERT INTO spooled_message (bytes, channel, owner, reason_code, attempts, next_attempt_at,
-                        created_at, updated_at)
-                    VALUES (?, ?, ?, ?, 0, ?, ?, ?)
-                    """
-            ).execute(arguments: [message, channel.rawValue, owner, reasonCode, next, now, now])
-            return SpooledMessage(
-                id: db.lastInsertedRowID, bytes: message, channel: channel, owner: owner, reasonCode: reasonCode,
-                attempts: 0, nextAttemptAt: StoreTime.date(next), createdAt: StoreTime.date(now),
-                updatedAt: StoreTime.date(now))
-        }
+        let request = SpoolRequest(
+            message: message, channel: channel, owner: owner, reasonCode: reasonCode,
+            nextAttemptAt: StoreTime.milliseconds(nextAttemptAt), now: StoreTime.milliseconds(self.now()))
+        // Concurrent deliveries share a commit (and its fsync); see GroupCommit.
+        return try await spoolCommit.run(request) { try await writeSpooled($0) }
     }
 
     package func spooledMessage(id: Int64) async throws -> SpooledMessage? {

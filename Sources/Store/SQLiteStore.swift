@@ -65,8 +65,9 @@ package final class SQLiteStore: GatewayStore {
     let configuration: Configuration
     let now: @Sendable () -> Date
     let pool: DatabasePool
-    /// Shares write transactions between concurrent `ingest` calls.
-    let groupCommit = GroupCommit()
+    /// Share write transactions between concurrent `ingest` calls, and between concurrent `spool` calls.
+    let groupCommit = IngestionCommit()
+    let spoolCommit = SpoolCommit()
 
     /// Opens the store at `path`, creating the file and its parent directories if needed, and migrates it.
     /// - Parameters:

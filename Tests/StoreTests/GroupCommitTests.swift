@@ -8,8 +8,8 @@ import Testing
 /// its own result, a failure stays with its caller, and a failed transaction fails only the calls it held.
 @Suite("Group commit of concurrent ingestions")
 struct GroupCommitTests {
-    static func request(_ index: Int) -> SQLiteStore.GroupCommit.Request {
-        SQLiteStore.GroupCommit.Request(
+    static func request(_ index: Int) -> SQLiteStore.IngestionRequest {
+        SQLiteStore.IngestionRequest(
             reservations: [], decision: DecisionLogTests.entry(hours: Double(index), domain: Sample.domain),
             spoolID: nil,
             now: Int64(index))
@@ -27,7 +27,7 @@ struct GroupCommitTests {
             self.failingTransactions = failingTransactions
         }
 
-        func write(_ requests: [SQLiteStore.GroupCommit.Request]) async throws -> [Result<DecisionLogEntry, any Error>]
+        func write(_ requests: [SQLiteStore.IngestionRequest]) async throws -> [Result<DecisionLogEntry, any Error>]
         {
             let number = batches.withLock { batches in
                 batches.append(requests.map(\.now))
@@ -45,7 +45,7 @@ struct GroupCommitTests {
     }
 
     @Test func everyCallerGetsItsOwnResultAndWritesAreShared() async throws {
-        let commit = SQLiteStore.GroupCommit()
+        let commit = SQLiteStore.IngestionCommit()
         let writer = Writer()
         try await withThrowingTaskGroup(of: (Int, Int64?).self) { group in
             for index in 0..<50 {
@@ -56,11 +56,11 @@ struct GroupCommitTests {
         let batches = writer.batches.withLock { $0 }
         #expect(batches.flatMap { $0 }.sorted() == (0..<50).map(Int64.init))
         #expect(batches.count < 50)
-        #expect(batches.allSatisfy { $0.count <= SQLiteStore.GroupCommit.maximumBatch })
+        #expect(batches.allSatisfy { $0.count <= SQLiteStore.IngestionCommit.maximumBatch })
     }
 
     @Test func aFailedRequestFailsAlone() async throws {
-        let commit = SQLiteStore.GroupCommit()
+        let commit = SQLiteStore.IngestionCommit()
         let writer = Writer(failing: [7, 21])
         let failed = try await withThrowingTaskGroup(of: Int?.self) { group in
             for index in 0..<30 {
@@ -79,7 +79,7 @@ struct GroupCommitTests {
     }
 
     @Test func aFailedTransactionFailsItsBatchAndTheNextOneRuns() async throws {
-        let commit = SQLiteStore.GroupCommit()
+        let commit = SQLiteStore.IngestionCommit()
         let writer = Writer(failingTransactions: [0])
         let failures = try await withThrowingTaskGroup(of: Bool.self) { group in
             for index in 0..<20 {
@@ -114,6 +114,33 @@ struct GroupCommitTests {
             #expect(Set(ids.compactMap { $0 }).count == 80)
             #expect(try await store.list(owner: Sample.owner).count == 80)
             #expect(try await store.entries(domain: Sample.domain, since: nil, afterID: nil, limit: 100).count == 80)
+        }
+    }
+}
+
+@Suite("Group commit of concurrent spooling")
+struct SpoolGroupCommitTests {
+    @Test func concurrentSpoolsAreEachStoredOnceWithTheirOwnBytes() async throws {
+        try await withStore { store, _ in
+            let ids = try await withThrowingTaskGroup(of: (Int, Int64).self) { group in
+                for index in 0..<60 {
+                    group.addTask {
+                        let spooled = try await store.spool(
+                            Data("message \(index)".utf8), channel: .lmtp, owner: "o\(index)@example.org",
+                            reasonCode: "lmtp.received", nextAttemptAt: Date())
+                        return (index, spooled.id)
+                    }
+                }
+                var ids: [Int: Int64] = [:]
+                for try await (index, id) in group { ids[index] = id }
+                return ids
+            }
+            #expect(Set(ids.values).count == 60)
+            #expect(try await store.spooledMessageCount() == 60)
+            for (index, id) in ids {
+                let stored = try #require(try await store.spooledMessage(id: id))
+                #expect(stored.bytes == Data("message \(index)".utf8) && stored.owner == "o\(index)@example.org")
+            }
         }
     }
 }
