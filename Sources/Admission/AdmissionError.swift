@@ -10,6 +10,8 @@ package struct AdmissionError: Error, Sendable, Hashable, CustomStringConvertibl
         package static let mixedScripts = Code("registry.mixed-scripts")
         package static let domainNotRegistered = Code("registry.domain-not-registered")
         package static let flagsLocked = Code("flags.locked")
+        /// A flag asked to stay on for longer than the policy allows (or for no time at all).
+        package static let flagDurationOutOfRange = Code("flags.duration-out-of-range")
         package static let unknownFlag = Code("flags.unknown")
         package static let policyNotFound = Code("policy.not-found")
         package static let policyInvalid = Code("policy.invalid")

@@ -63,7 +63,8 @@ package struct FlagController: Sendable {
     }
 
     /// Turns a flag on (for `duration`, the policy's default when nil) or off, recording who did it.
-    /// - Throws: `flags.locked` when the policy forbids turning flags on.
+    /// - Throws: `flags.locked` when the policy forbids turning flags on; `flags.duration-out-of-range` when
+    ///   `duration` is not within the policy's maximum.
     package func set(_ flag: DeveloperFlag, enabled: Bool, for duration: TimeInterval?, by actor: String) async throws -> DeveloperFlagState {
         if enabled {
             guard policy.flags.mayEnable else {
@@ -71,7 +72,7 @@ package struct FlagController: Sendable {
             }
             let seconds = duration ?? policy.flags.defaultDurationSeconds
             guard seconds > 0, seconds <= policy.flags.maximumDurationSeconds else {
-                throw AdmissionError(code: .flagsLocked, reason: "a flag may stay on between 1 second and \(Int(policy.flags.maximumDurationSeconds / 3600)) hours under the \(policy.name) policy")
+                throw AdmissionError(code: .flagDurationOutOfRange, reason: "a flag may stay on between 1 second and \(Int(policy.flags.maximumDurationSeconds / 3600)) hours under the \(policy.name) policy")
             }
             return try await store.setFlag(flag.rawValue, enabled: true, expiresAt: now().addingTimeInterval(seconds), by: actor)
         }

@@ -34,7 +34,10 @@ extension GatewayApplication {
             do {
                 _ = try await flags.set(flag, enabled: change.enabled, for: change.durationSeconds, by: services.actor(admin))
             } catch let error as AdmissionError {
-                throw APIError(.conflict, code: error.code.description, message: error.reason, at: "enabled")
+                let outOfRange = error.code == .flagDurationOutOfRange
+                throw APIError(
+                    outOfRange ? .unprocessableContent : .conflict, code: error.code.description, message: error.reason,
+                    at: outOfRange ? "durationSeconds" : "enabled")
             } catch {
                 throw APIError.unavailable(error)
             }

@@ -180,6 +180,9 @@ struct RouteTests {
             #expect(read.array.first { $0["name"] as? String == "allow-any-domain" }?["enabled"] as? Bool == true)
             #expect(try await client.call(.put, "/v1/flags/allow-everything", json: #"{"enabled":true}"#).errorCode == "flags.unknown")
             #expect(try await client.call(.put, "/v1/flags/allow-any-domain", json: #"{"on":true}"#).status == .badRequest)
+            let tooLong = try await client.call(
+                .put, "/v1/flags/allow-any-domain", json: #"{"enabled":true,"durationSeconds":99999999}"#)
+            #expect(tooLong.status == .unprocessableContent && tooLong.errorCode == "flags.duration-out-of-range")
         }
         let production = try await ServerFixture(policy: "production")
         try await production.test { client in
