@@ -3,6 +3,7 @@ import Ingestion
 import LMTP
 import Logging
 import Store
+import Synchronization
 
 /// What an LMTP delivery means to the gateway (DESIGN.md, "Owner and replay" and "What bad input gets"): each
 /// recipient is an owner; the message is spooled durably for each recipient before any 250; then it is decided at
@@ -114,19 +115,23 @@ struct LMTPDelivery: LMTPDeliveryHandler {
         }
     }
 
-    /// The task's result, or nil once `deadline` passes (the task keeps running).
-    private static func first<T: Sendable>(
-        _ task: Task<T, any Error>, within deadline: Duration
-    ) async -> Result<T, any Error>? {
-        await withTaskGroup(of: Result<T, any Error>?.self) { group in
-            group.addTask { await task.result }
-            group.addTask {
-                try? await Task.sleep(for: deadline)
-                return nil
+    /// The task's result, or nil once `deadline` passes (the task keeps running). Awaiting a task's result cannot be
+    /// cancelled, so the race is two tasks resuming one continuation, the first one winning.
+    static func first<T: Sendable>(_ task: Task<T, any Error>, within deadline: Duration) async -> Result<T, any Error>? {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, any Error>?, Never>) in
+            let pending = Mutex<CheckedContinuation<Result<T, any Error>?, Never>?>(continuation)
+            let resume: @Sendable (Result<T, any Error>?) -> Void = { value in
+                pending.withLock { $0.take() }?.resume(returning: value)
             }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
+            let timer = Task {
+                try await Task.sleep(for: deadline)
+                resume(nil)
+            }
+            Task {
+                let result = await task.result
+                timer.cancel()
+                resume(result)
+            }
         }
     }
 
