@@ -27,21 +27,42 @@ struct SchemathesisTests {
             "POST", "/v1/domains", body: Array(#"{"domain":"skyways.example","contact":"markup@skyways.example"}"#.utf8),
             contentType: "application/json")
         try #require(registered.status == 201, "registering skyways.example: \(registered.status) \(registered.body)")
+        let senderToken = try #require(
+            Self.secret(in: registered.body, at: "senderToken"), "no sender token in \(registered.body)")
         let email = [UInt8](try Data(contentsOf: Integration.packageRoot.appendingPathComponent("examples/flight-two-passengers.eml")))
         let submitted = try await server.request("POST", "/v1/messages", body: email, contentType: "message/rfc822")
         try #require(submitted.status == 200 && submitted.body.contains(#""verdict":"admitted""#), "\(submitted.body)")
 
+        let issued = try await server.request(
+            "POST", "/v1/tokens", body: Array(#"{"role":"owner","subject":"eva@guest.example.net"}"#.utf8), contentType: "application/json")
+        let ownerToken = try #require(Self.secret(in: issued.body, at: nil), "no owner token in \(issued.body)")
+
         let run = try await Integration.run(
             "/bin/bash", [Self.script, server.baseURL],
-            environment: ProcessInfo.processInfo.environment.merging(["GATEWAY_ADMIN_TOKEN": Self.adminToken]) { _, new in new })
+            environment: ProcessInfo.processInfo.environment.merging([
+                "GATEWAY_ADMIN_TOKEN": Self.adminToken, "GATEWAY_ROLE_TOKENS": "\(senderToken) \(ownerToken)",
+            ]) { _, new in new })
         let report = run.text + run.error
         #expect(run.status == 0, "schemathesis found the server and its document disagree:\n\(report)")
         // Not vacuous: the main run tested every operation but DELETE /v1/tokens/{id}, which the second tests alone.
         let selected = report.split(separator: "\n").filter { $0.contains("Selected: ") }.map { $0.split(separator: " ").last ?? "" }
         let tested = report.split(separator: "\n").filter { $0.contains("Tested: ") }.compactMap { $0.split(separator: " ").last.flatMap { Int($0) } }
         let total = try #require(selected.first?.split(separator: "/").last.flatMap { Int($0) }, "no summary in:\n\(report)")
-        #expect(total >= 24 && tested == [total - 1, 1], "operations tested: \(tested) of \(total)\n\(report)")
+        // (admin, sender, owner, then the revocations).
+        #expect(total >= 24 && tested == [total - 1, total, total, 1], "operations tested: \(tested) of \(total)\n\(report)")
         #expect(server.process.isRunning, "gateway serve exited during the run:\n\(server.output)")
+    }
+}
+
+extension SchemathesisTests {
+    /// The `secret` of a JSON object (or of its member `member`).
+    static func secret(in json: String, at member: String?) -> String? {
+        guard var object = (try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [String: Any] else { return nil }
+        if let member {
+            guard let inner = object[member] as? [String: Any] else { return nil }
+            object = inner
+        }
+        return object["secret"] as? String
     }
 }
 

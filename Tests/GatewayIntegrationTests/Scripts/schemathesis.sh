@@ -3,6 +3,9 @@
 #
 #   GATEWAY_ADMIN_TOKEN=... Tests/GatewayIntegrationTests/Scripts/schemathesis.sh http://127.0.0.1:PORT
 #
+# GATEWAY_ROLE_TOKENS (optional, space-separated secrets: a sender's, an owner's) adds a shorter run with each, so
+# the answers other roles get (403, 404, their own scoped data) are checked too.
+#
 # The tools come from the virtual environment `make test` (target `python-tools`) installs in .build/venv
 # (VENV overrides). A bounded run: SCHEMATHESIS_EXAMPLES generated cases per operation (default 25) in the examples,
 # coverage and fuzzing phases, one worker, a fixed seed (SCHEMATHESIS_SEED) so a failure reproduces. The checks:
@@ -44,13 +47,16 @@ export PYTHONPATH="$here${PYTHONPATH:+:$PYTHONPATH}"
 # No telemetry, no colours in the test's log.
 export SCHEMATHESIS_TELEMETRY=false NO_COLOR=1
 
+# run TOKEN EXAMPLES [schemathesis options]
 run() {
+	local token="$1" count="$2"
+	shift 2
 	"$venv/bin/schemathesis" run "$work/openapi.yaml" \
 		--url "$base" \
-		--header "Authorization: Bearer $GATEWAY_ADMIN_TOKEN" \
+		--header "Authorization: Bearer $token" \
 		--checks not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,response_schema_conformance \
 		--phases examples,coverage,fuzzing \
-		--max-examples "$examples" \
+		--max-examples "$count" \
 		--seed "$seed" \
 		--workers 1 \
 		--request-timeout 30 \
@@ -60,7 +66,13 @@ run() {
 		"$@"
 }
 
+# In the temporary directory: schemathesis keeps a cache of past failures (.schemathesis/) and Hypothesis its
+# database (.hypothesis/) in the working directory; each run starts afresh and leaves nothing in the checkout.
+cd "$work"
 status=0
-run --exclude-operation-id revokeToken || status=$?
-run --include-operation-id revokeToken || status=$?
+run "$GATEWAY_ADMIN_TOKEN" "$examples" --exclude-operation-id revokeToken || status=$?
+for token in ${GATEWAY_ROLE_TOKENS:-}; do
+	run "$token" "$(( (examples + 2) / 3 ))" || status=$?
+done
+run "$GATEWAY_ADMIN_TOKEN" "$examples" --include-operation-id revokeToken || status=$?
 exit "$status"
