@@ -3,10 +3,10 @@ SHELL := /bin/bash
 SWIFT ?= swift
 # Debian packages the build, the tests and the benchmarks need (checked one by one, installed only if missing).
 DEB_PACKAGES := pkg-config libssl-dev openssl libxml2-dev libsqlite3-dev libseccomp-dev libidn2-dev publicsuffix dnsmasq-base \
-	python3 python3-dkim python3-extruct python3-icalendar nginx-light libopendkim-dev
+	python3 python3-dkim python3-extruct python3-icalendar nginx-light libopendkim-dev python3-venv
 GATEWAY := .build/debug/gateway
 
-.PHONY: deps build test run bench certs fuzz clean
+.PHONY: deps python-tools build test run bench certs fuzz clean
 
 # Installs what is missing; a policy-rc.d keeps Debian from starting the services it installs
 # (nginx): the tests start and stop their own servers.
@@ -22,10 +22,23 @@ deps:
 		status=$$?; $$SUDO rm -f /usr/sbin/policy-rc.d; [ $$status = 0 ] || exit $$status; \
 	fi
 
+# The Python tools the API tests run (schemathesis checks `gateway serve` against its OpenAPI document; see
+# Tests/GatewayIntegrationTests/Scripts/schemathesis.sh), pinned, in a virtual environment under .build: made
+# again when the pins change.
+PYTHON_TOOLS := schemathesis==4.32.5 openapi-spec-validator==0.9.0
+VENV := .build/venv
+python-tools: deps
+	@if [ "$$(cat $(VENV)/.tools 2>/dev/null)" != "$(PYTHON_TOOLS)" ]; then \
+		echo "installing into $(VENV): $(PYTHON_TOOLS)"; \
+		rm -rf $(VENV) && /usr/bin/python3 -m venv $(VENV) && \
+		$(VENV)/bin/pip install --quiet --disable-pip-version-check $(PYTHON_TOOLS) && \
+		echo "$(PYTHON_TOOLS)" > $(VENV)/.tools; \
+	fi
+
 build: deps
 	$(SWIFT) build
 
-test: deps
+test: deps python-tools
 	$(SWIFT) build --build-tests
 	# Serial: the timing bounds in the DNS and sandbox tests must not wait behind CPU-heavy parsing tests
 	# for one of the two cooperative threads a 2-core machine has.

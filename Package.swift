@@ -203,6 +203,7 @@ let package = Package(
                 "GatewayServer", "Admission", "DKIM", "DNS", "Ingestion", "MailMessage", "Sandbox", "Store", "TestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Yams", package: "Yams"),
             ],
             swiftSettings: strictSettings
         ),
