@@ -1,3 +1,4 @@
+import Foundation
 package import Hummingbird
 package import NIOCore
 
@@ -13,4 +14,12 @@ package struct GatewayRequestContext: RequestContext {
 
     /// Bodies are read with explicit limits per route (the policy's message size); this bounds the rest.
     package var maxUploadSize: Int { 1 << 20 }
+}
+
+extension GatewayRequestContext {
+    /// A path parameter, percent-decoded (Hummingbird hands on the raw segment: `eva%40guest.example.net`).
+    func pathParameter(_ name: String) throws -> String {
+        let raw = try parameters.require(name)
+        return raw.removingPercentEncoding ?? raw
+    }
 }

@@ -39,7 +39,15 @@ package struct GatewayServices: Sendable {
     ) async throws -> IngestionReport? {
         let clock = ContinuousClock()
         let start = clock.now
-        let report = try await gate.withSlot(body)
+        let report: IngestionReport?
+        do {
+            report = try await gate.withSlot(body)
+        } catch let error as APIError {
+            throw error
+        } catch {
+            // The pipeline throws only when the store fails: the request may be tried again.
+            throw APIError.unavailable(error)
+        }
         if let report {
             metrics.recordIngestion(report, channel: channel, duration: clock.now - start)
         } else {

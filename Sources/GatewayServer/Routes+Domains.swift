@@ -77,7 +77,7 @@ extension GatewayApplication {
         for (action, status) in [("approve", RegisteredDomain.Status.approved), ("revoke", .revoked)] {
             router.post("/v1/domains/{domain}/\(action)") { request, context in
                 let admin = try await services.requireAdmin(request)
-                let name = try context.parameters.require("domain")
+                let name = try context.pathParameter("domain")
                 do {
                     return try json(try await registry.setStatus(name, status, by: services.actor(admin)))
                 } catch let error as AdmissionError {
@@ -119,7 +119,7 @@ extension GatewayServices {
     /// The `{domain}` path parameter, normalized, for an admin or that domain's own sender token.
     func authorizeDomain(_ request: Request, _ context: GatewayRequestContext) async throws -> DomainName {
         let token = try await authenticate(request, needs: "an admin token or this domain's sender token")
-        let name = try context.parameters.require("domain")
+        let name = try context.pathParameter("domain")
         let domain: DomainName
         do {
             domain = try DomainName(normalizing: name)

@@ -23,7 +23,7 @@ extension GatewayApplication {
         }
         router.put("/v1/flags/{name}") { request, context in
             let admin = try await services.requireAdmin(request)
-            let name = try context.parameters.require("name")
+            let name = try context.pathParameter("name")
             guard let flag = DeveloperFlag(rawValue: name) else {
                 throw APIError(
                     .notFound, code: AdmissionError.Code.unknownFlag.description,

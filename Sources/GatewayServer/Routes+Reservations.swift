@@ -61,7 +61,7 @@ extension GatewayApplication {
         router.get("/calendars/{owner}.ics") { request, context in
             let token = try await services.authenticate(
                 request, needs: "this owner's token (Authorization: Bearer, or ?token=)", allowQuery: true)
-            let owner = try context.parameters.require("owner").lowercased()
+            let owner = try context.pathParameter("owner").lowercased()
             guard token.role == .admin || (token.role == .owner && token.subject == owner) else {
                 throw APIError.forbidden("this token does not read \(owner.prefix(80))'s calendar")
             }
@@ -74,8 +74,12 @@ extension GatewayApplication {
             if let latest = records.map(\.updatedAt).max() {
                 headers[.lastModified] = httpDate(latest)
             }
+            // Weak comparison (RFC 9110 §13.1.2): a proxy that compresses may have weakened the tag.
             if let match = request.headers[.ifNoneMatch],
-                match.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == etag || $0.trimmingCharacters(in: .whitespaces) == "*" })
+                match.split(separator: ",").contains(where: {
+                    let tag = $0.trimmingCharacters(in: .whitespaces)
+                    return tag == "*" || (tag.hasPrefix("W/") ? String(tag.dropFirst(2)) : tag) == etag
+                })
             {
                 return Response(status: .notModified, headers: headers)
             }

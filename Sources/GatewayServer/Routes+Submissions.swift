@@ -27,6 +27,8 @@ extension GatewayApplication {
                 let bytes = try await services.body(of: request, limit: maxMessageBytes)
                 try services.authorizeSubmission(token, message: bytes)
                 let owners = request.uri.queryParameters[values: "owner"].map { String($0).lowercased() }
+                // The decision log keeps the owners in one field of at most 4,096 bytes: 16 addresses of 254.
+                guard owners.count <= 16 else { throw APIError.invalid("at most 16 owner parameters", at: "owner") }
                 for owner in owners { try GatewayServices.validateOwner(owner, at: "owner") }
                 let source = "http:\(context.remoteAddress?.ipAddress ?? "unknown")"
                 let report = try await services.ingest(channel: channel) {

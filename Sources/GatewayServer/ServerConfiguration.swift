@@ -75,7 +75,9 @@ package struct ServerConfiguration: Sendable, Hashable {
     package var lmtpMaxConnections = 64
     /// LMTP: recipients per transaction.
     package var lmtpMaxRecipients = 100
-    /// How often deferred (spooled) messages are tried again.
+    /// How long a deferred message (a DKIM temperror) waits before its next attempt.
+    package var retryDelaySeconds = 300.0
+    /// How often the spool is checked for messages due.
     package var retryIntervalSeconds = 60.0
     /// How long graceful shutdown waits for in-flight work.
     package var drainTimeoutSeconds = 30.0
@@ -133,6 +135,7 @@ package struct ServerConfiguration: Sendable, Hashable {
         try reader.double("lmtp-reply-deadline-seconds", into: &configuration.lmtpReplyDeadlineSeconds, range: 0.1...600)
         try reader.int("lmtp-max-recipients", into: &configuration.lmtpMaxRecipients, range: 1...10_000)
         try reader.int("lmtp-max-connections", into: &configuration.lmtpMaxConnections, range: 1...100_000)
+        try reader.double("retry-delay-seconds", into: &configuration.retryDelaySeconds, range: 1...604_800)
         try reader.double("retry-interval-seconds", into: &configuration.retryIntervalSeconds, range: 1...86_400)
         try reader.double("drain-timeout-seconds", into: &configuration.drainTimeoutSeconds, range: 0...3600)
         try reader.int("calendar-max-age-seconds", into: &configuration.calendarMaxAgeSeconds, range: 0...86_400)

@@ -55,8 +55,9 @@ struct ServeCommand: AsyncParsableCommand {
         let keyResolver = try resolver.makeResolver()
         let publicSuffixes = try state.publicSuffixes()
         try await withSandbox(policy: policy) { extractor, pool in
-            let environment = Ingestor.Environment(
+            var environment = Ingestor.Environment(
                 store: store, policy: policy, resolver: keyResolver, extractor: extractor, publicSuffixes: publicSuffixes)
+            environment.retryDelay = configuration.retryDelaySeconds
             let services = GatewayServices(
                 ingestor: Ingestor(environment: environment), configuration: configuration,
                 sandboxRestarts: { pool?.workers.reduce(0) { $0 + $1.restarts } ?? 0 },

@@ -143,6 +143,19 @@ struct RouteTests {
             #expect(feed.status == .ok)
             #expect(feed.headers[.contentType]?.hasPrefix("text/calendar") == true)
             #expect(feed.text.contains("BEGIN:VEVENT"))
+            // Path parameters are percent-decoded: an encoded @ names the same owner.
+            let decoded = try await client.call(.get, "/calendars/eva%40guest.example.net.ics", token: eva)
+            #expect(decoded.status == .ok && decoded.text == feed.text)
+        }
+    }
+
+    @Test func moreOwnersThanTheLogKeepsAreRefused() async throws {
+        let fixture = try await ServerFixture()
+        try await fixture.test { client in
+            let owners = (1...17).map { "owner=o\($0)%40\(String(repeating: "0", count: 240))" }.joined(separator: "&")
+            let response = try await client.call(
+                .post, "/v1/messages?\(owners)", body: try ServerFixture.example("flight-two-passengers.eml"))
+            #expect(response.status == .badRequest && response.errorCode == "request.invalid")
         }
     }
 
@@ -161,6 +174,9 @@ struct RouteTests {
             let unchanged = try await client.call(.get, "/calendars/\(Self.eva).ics", token: eva, headers: [.ifNoneMatch: etag])
             #expect(unchanged.status == .notModified)
             #expect(unchanged.body.readableBytes == 0)
+            // If-None-Match compares weakly (RFC 9110 §13.1.2): a proxy may have weakened the tag.
+            let weak = try await client.call(.get, "/calendars/\(Self.eva).ics", token: eva, headers: [.ifNoneMatch: "W/\(etag)"])
+            #expect(weak.status == .notModified)
 
             _ = try await client.call(.post, "/v1/messages", body: try ServerFixture.example("train-confirmation.eml"))
             let changed = try await client.call(.get, "/calendars/\(Self.eva).ics", token: eva, headers: [.ifNoneMatch: etag])
