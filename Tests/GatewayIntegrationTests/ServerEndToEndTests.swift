@@ -303,6 +303,12 @@ struct ServerEndToEndTests {
             }
             let byQuery = try await server.curl("GET", feed + "?token=\(eva)", headers: ["If-None-Match: \(etag)"])
             #expect(byQuery.status == 304)
+            // If-None-Match compares weakly (RFC 9110 §13.1.2): a proxy that compresses the feed (nginx gzip) hands
+            // clients W/"..." and they send it back; a client may also send several tags.
+            let weak = try await server.curl("GET", feed, token: eva, headers: ["If-None-Match: W/\(etag)"])
+            #expect(weak.status == 304, "a weak validator of the current ETag must get 304")
+            let several = try await server.curl("GET", feed, token: eva, headers: ["If-None-Match: \"0123\", \(etag)"])
+            #expect(several.status == 304)
             let tomsFirst = try await server.curl("GET", "/calendars/\(Self.tom).ics", token: tom)
             let tomsETag = try #require(tomsFirst.headers["etag"])
             #expect(tomsETag != etag)
@@ -343,7 +349,14 @@ struct ServerEndToEndTests {
             // The message is in and spooled, its key lookup held by the nameserver: now stop the server.
             #expect(try await dns.waitForQueries(1))
             server.signal(SIGTERM)
-            try await Task.sleep(for: .milliseconds(500))
+            // Draining: the LMTP listener closes (new connections refused) while the delivery in flight goes on.
+            let lmtpPort = try #require(server.lmtpPort)
+            let closing = ContinuousClock.now + .seconds(10)
+            while ServerProcess.acceptsConnections(port: lmtpPort), ContinuousClock.now < closing {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            #expect(!ServerProcess.acceptsConnections(port: lmtpPort), "the LMTP listener still accepts 10 s after SIGTERM")
+            try await Task.sleep(for: .milliseconds(200))
             let exitedEarly = server.exitStatus != nil
             dns.mode = .answer
             let transcript = try await delivery

@@ -16,7 +16,7 @@ extension ServerProcess {
 
         func decode<T: Decodable>(_ type: T.Type, sourceLocation: SourceLocation = #_sourceLocation) throws -> T {
             do {
-                return try JSONCoding.decoder.decode(type, from: Data(body))
+                return try ServerJSON.decoder.decode(type, from: Data(body))
             } catch {
                 Issue.record("HTTP \(status) body is not \(type): \(text.prefix(2000))", sourceLocation: sourceLocation)
                 throw error
@@ -24,7 +24,7 @@ extension ServerProcess {
         }
 
         /// The `error.code` of an API error body, nil if the body is not one.
-        var errorCode: String? { (try? JSONCoding.decoder.decode(APIErrorBody.self, from: Data(body)))?.error.code }
+        var errorCode: String? { (try? ServerJSON.decoder.decode(APIErrorBody.self, from: Data(body)))?.error.code }
     }
 
     /// `curl -i` against this server: `path` is appended to the announced base URL unless it is a whole URL.
@@ -236,7 +236,7 @@ struct IssuedTokenResponse: Decodable {
 }
 
 /// How the API writes JSON (dates ISO 8601).
-enum JSONCoding {
+enum ServerJSON {
     static let decoder: JSONDecoder = {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601

@@ -149,6 +149,23 @@ final class ServerProcess: Sendable {
         return try #require(try await waitForExit(timeout: .seconds(10)), "gateway serve survived SIGKILL")
     }
 
+    /// Whether a TCP connection to 127.0.0.1:`port` is accepted now (closed again at once).
+    static func acceptsConnections(port: Int) -> Bool {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        return result == 0
+    }
+
     // MARK: - Spawning
 
     private static func spawn(_ executable: String, _ arguments: [String], outputPath: String) throws -> Int32 {
