@@ -334,6 +334,40 @@ struct ServerEndToEndTests {
         }
     }
 
+    @Test("Back-pressure: with the one ingestion slot taken and no queue, LMTP answers 452 4.3.1 at MAIL and HTTP 429 with Retry-After")
+    func backPressure() async throws {
+        try await withScriptedDNS(mode: .answer) { cli, skyways, dns in
+            let k7 = try await Self.booking("K7QF2M", passenger: "Eva Green", to: ["Eva Green <\(Self.eva)>"], sender: skyways, cli: cli)
+            let options = ServerProcess.Options(
+                directory: cli.directory, resolver: ["--nameserver", dns.address, "--dns-timeout", "5"],
+                configuration: "max-concurrent-ingestions: 1\nmax-queued-ingestions: 0\nretry-after-seconds: 7\n")
+            try await withServer(options) { server in
+                let sender = try await server.register("skyways.example")
+                dns.mode = .hold
+                async let first = server.deliverWithPython(k7, to: [Self.eva])
+                #expect(try await dns.waitForQueries(1))
+
+                let busy = try await server.deliverWithPython(k7, to: [Self.eva])
+                #expect(busy.mail?.code == 452, "\(String(describing: busy.mail))")
+                #expect(busy.mail?.text.hasPrefix("4.3.1") == true)
+                let refused = try await server.curl("POST", "/v1/messages", token: sender, body: try Self.bytes(k7), contentType: "message/rfc822")
+                #expect(refused.status == 429)
+                #expect(refused.errorCode == "server.busy")
+                #expect(refused.headers["retry-after"] == "7")
+
+                dns.mode = .answer
+                let admitted = try await first
+                #expect(admitted.data.first?.text.hasPrefix("2.0.0 admitted: 1 created") == true, "\(admitted.data)")
+                // The slot is free again.
+                let later = try await server.curl("POST", "/v1/messages", token: sender, body: try Self.bytes(k7), contentType: "message/rfc822")
+                #expect(later.status == 200)
+                let metrics = try await server.metrics()
+                #expect(ServerProcess.total(metrics, "gateway_busy_refusals_total", ["channel": "http"]) == 1)
+                #expect(ServerProcess.total(metrics, "gateway_http_requests_total", ["status": "429"]) == 1)
+            }
+        }
+    }
+
     // MARK: - Stopping and crashing
 
     @Test("SIGTERM while an LMTP delivery waits for its key: the client still gets its 250, the server exits 0 and says it stopped")
