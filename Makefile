@@ -3,7 +3,7 @@ SHELL := /bin/bash
 SWIFT ?= swift
 # Debian packages the build, the tests and the benchmarks need (checked one by one, installed only if missing).
 DEB_PACKAGES := pkg-config libssl-dev openssl libxml2-dev libsqlite3-dev libseccomp-dev libidn2-dev publicsuffix dnsmasq-base \
-	python3 python3-dkim python3-extruct python3-icalendar nginx-light libopendkim-dev python3-venv
+	python3 python3-dkim python3-extruct python3-icalendar nginx-light libopendkim-dev python3-venv swaks curl
 GATEWAY := .build/debug/gateway
 
 .PHONY: deps python-tools build test run bench certs fuzz clean
