@@ -96,7 +96,7 @@ package final class SQLiteStore: GatewayStore {
             try db.execute(sql: "PRAGMA synchronous = \(synchronous)")
         }
         do {
-            pool = try DatabasePool(path: path, configuration: grdb)
+            pool = try Self.openPool(path: path, configuration: grdb, patience: configuration.busyTimeout)
         } catch {
             throw StoreError(
                 code: .openFailed,
@@ -106,6 +106,22 @@ package final class SQLiteStore: GatewayStore {
             )
         }
         try Self.prepareSchema(pool, path: path)
+    }
+
+    /// Opens the pool, trying again while another process holds the lock: switching a new file to WAL takes an
+    /// exclusive lock, and SQLite answers SQLITE_BUSY there without waiting for the busy timeout when another
+    /// process is opening the same new file at that moment.
+    private static func openPool(path: String, configuration: GRDB.Configuration, patience: TimeInterval) throws
+        -> DatabasePool
+    {
+        let deadline = Date().addingTimeInterval(max(patience, 1))
+        while true {
+            do {
+                return try DatabasePool(path: path, configuration: configuration)
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY && Date() < deadline {
+                usleep(20_000)
+            }
+        }
     }
 
     /// Closes the database connections. Further calls fail with `store.io`; closing twice is harmless.
