@@ -40,11 +40,13 @@ run: build
 	$(GATEWAY) ingest email --keys examples/keys.zone examples/*.eml
 	$(GATEWAY) reservations list
 
-# The ingest suite runs the release gateway-worker that sits next to the bench.
+# The ingest suite runs the release gateway-worker that sits next to the bench; the serve suite runs the
+# release gateway (serve) beside it.
 bench: deps
 	$(SWIFT) build -c release --product gateway-worker
 	$(SWIFT) build -c release --product gateway-bench
 	$(SWIFT) build -c release --product gateway-worker
+	$(SWIFT) build -c release --product gateway
 	.build/release/gateway-bench
 
 # The development CA and the local test site's certificates (kept when present; see certs/README.md).
