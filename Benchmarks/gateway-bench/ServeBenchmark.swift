@@ -12,15 +12,16 @@ import Store
 /// server's peak memory and CPU, against a bare `/healthz` rate measured in the same run. Then `kill -9` under load,
 /// restart on the same store, and audit: every acknowledged message stored exactly once (or still spooled).
 ///
-///   gateway-bench serve [--duration S] [--sweep-seconds S] [--serve-messages N] [--http-connections N]
+///   gateway-bench serve [--duration S (20)] [--sweep-seconds S (3)] [--serve-messages N] [--http-connections N]
 ///                       [--lmtp-sessions N] [--crash-after S] [--client-threads N]
 struct ServeBenchmark {
     /// Seconds of the main run.
     var duration = Self.option("--duration") ?? 20
     /// Seconds of each concurrency level tried before the main run (0: no sweep).
-    var sweepSeconds = Self.option("--sweep-seconds") ?? 4
-    /// Signed messages generated; a phase that runs out ends early (and says so).
-    var messageCount = Int(Self.option("--serve-messages") ?? 36_000)
+    var sweepSeconds = Self.option("--sweep-seconds") ?? 3
+    /// Signed messages generated (each is sent once); a phase that runs out ends early and says so. By default
+    /// enough for 1,100 emails/s over every phase.
+    var messageCount = Self.option("--serve-messages").map { Int($0) }
     /// Fixed concurrency (skips the sweep): HTTP connections and LMTP sessions.
     var httpConnections = Self.option("--http-connections").map { Int($0) }
     var lmtpSessions = Self.option("--lmtp-sessions").map { Int($0) }
@@ -76,18 +77,14 @@ struct ServeBenchmark {
             exit(1)
         }
 
-        let generated = Date()
-        let (messages, zone) = try IngestBenchmark.corpus(count: messageCount)
-        let bytes = messages.reduce(0) { $0 + $1.count }
-        let corpus = LoadCorpus(messages)
         // Kept for the crash phase, so that the kill happens under load whatever the earlier phases used.
-        let crashReserve = min(messages.count / 4, Int(crashAfter * 1500) + 500)
-        corpus.makeAvailable(upTo: messages.count - crashReserve)
-        report(
-            String(
-                format: "corpus: %d signed emails, %.1f MB (mean %.0f KB), each its own reservation, generated in %.1f s",
-                messages.count, Double(bytes) / 1e6, Double(bytes) / Double(messages.count) / 1000,
-                Date().timeIntervalSince(generated)))
+        let crashReserve = Int(crashAfter * 1200) + 500
+        let sweeping = httpConnections == nil && lmtpSessions == nil && sweepSeconds > 0
+        let planned = 1.5 + duration + (sweeping ? sweepSeconds * Double(Self.sweepLevels.count) : 0)
+        let count = max(messageCount ?? Int(planned * 1100) + crashReserve, 2 * crashReserve)
+        let (corpus, zone) = try Self.corpus(count: count)
+        let total = corpus.messages.count
+        corpus.makeAvailable(upTo: total - crashReserve)
 
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gateway-bench-serve-\(getpid())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -124,7 +121,7 @@ struct ServeBenchmark {
             record(warm, into: &outcomes)
 
             // Baseline in the same run: the bare HTTP stack (GET /healthz), same connections, same client.
-            let baselineConnections = httpConnections ?? 8
+            let baselineConnections = max(httpConnections ?? 8, 1)
             let health = await driver.run(
                 corpus: nil, token: "", httpConnections: baselineConnections, lmtpSessions: 0, duration: .seconds(3))
             let healthRate = Double(health.http.latencies.count) / health.elapsed.seconds
@@ -145,7 +142,12 @@ struct ServeBenchmark {
                     record(measured.load, into: &outcomes)
                     describe(measured, title: "sweep", short: true)
                     sweep.append(measured)
-                    if measured.load.http.exhausted || measured.load.lmtp.exhausted { break }
+                    // More connections only queue longer once HTTP p99 is twice the target.
+                    if measured.load.http.exhausted || measured.load.lmtp.exhausted
+                        || measured.httpP99 > 2 * Self.targetHTTPp99
+                    {
+                        break
+                    }
                 }
                 let chosen = Self.choose(sweep)
                 level = (chosen.http, chosen.lmtp)
@@ -175,7 +177,7 @@ struct ServeBenchmark {
 
             // Crash: kill -9 under load, then restart on the same store.
             report("crash: \(level.http) HTTP + \(level.lmtp) LMTP under load, kill -9 after \(crashAfter) s")
-            corpus.makeAvailable(upTo: messages.count)
+            corpus.makeAvailable(upTo: total)
             let crashDriver = driver
             async let crashLoad = crashDriver.run(
                 corpus: corpus, token: senderToken, httpConnections: level.http, lmtpSessions: level.lmtp,
@@ -220,6 +222,19 @@ struct ServeBenchmark {
             exit(1)
         }
         try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// The ingest suite's signed corpus as the load clients send it (the arrays released once copied).
+    private static func corpus(count: Int) throws -> (LoadCorpus, String) {
+        let generated = Date()
+        let (messages, zone) = try IngestBenchmark.corpus(count: count)
+        let bytes = messages.reduce(0) { $0 + $1.count }
+        report(
+            String(
+                format: "corpus: %d signed emails, %.1f MB (mean %.0f KB), each its own reservation, generated in %.1f s",
+                messages.count, Double(bytes) / 1e6, Double(bytes) / Double(messages.count) / 1000,
+                Date().timeIntervalSince(generated)))
+        return (LoadCorpus(messages), zone)
     }
 
     /// Registers bench.example (approved at once by the development policy, or approved here) and returns the
