@@ -60,11 +60,13 @@ run: build
 	@echo "then:  curl -s -H 'Authorization: Bearer $(GATEWAY_ADMIN_TOKEN)' http://$(HTTP)/v1/domains"
 	GATEWAY_ADMIN_TOKEN=$(GATEWAY_ADMIN_TOKEN) exec $(GATEWAY) serve --http $(HTTP) --lmtp $(LMTP) --keys examples/keys.zone
 
-# The ingest suite runs the release gateway-worker that sits next to the bench.
+# The ingest suite runs the release gateway-worker that sits next to the bench; the serve suite runs the
+# release gateway (serve) beside it.
 bench: deps
 	$(SWIFT) build -c release --product gateway-worker
 	$(SWIFT) build -c release --product gateway-bench
 	$(SWIFT) build -c release --product gateway-worker
+	$(SWIFT) build -c release --product gateway
 	.build/release/gateway-bench
 
 # The development CA and the local test site's certificates (kept when present; see certs/README.md).

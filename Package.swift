@@ -134,7 +134,13 @@ let package = Package(
         // `make bench`: throughput on generated corpora, beside the same run's baselines.
         .executableTarget(
             name: "gateway-bench",
-            dependencies: ["DKIM", "DNS", "MailMessage", "Markup", "Reservations", "Admission", "Ingestion", "Sandbox", "Store"],
+            dependencies: [
+                "DKIM", "DNS", "MailMessage", "Markup", "Reservations", "Admission", "Ingestion", "Sandbox", "Store",
+                // The serve suite's load clients (HTTP/1.1 and LMTP on SwiftNIO).
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
             path: "Benchmarks/gateway-bench",
             swiftSettings: strictSettings
         ),
