@@ -63,7 +63,6 @@ run: build
 # The ingest suite runs the release gateway-worker that sits next to the bench; the serve suite runs the
 # release gateway (serve) beside it.
 bench: deps
-	$(SWIFT) build -c release --product gateway-worker
 	$(SWIFT) build -c release --product gateway-bench
 	$(SWIFT) build -c release --product gateway-worker
 	$(SWIFT) build -c release --product gateway

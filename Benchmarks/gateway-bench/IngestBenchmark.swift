@@ -387,6 +387,9 @@ private struct TimedStore: GatewayStore {
         try await base.addToken(role: role, subject: subject, label: label, secretHash: secretHash, by: actor)
     }
     func spooledMessageCount() async throws -> Int { try await base.spooledMessageCount() }
+    func spooledMessages(afterID: Int64, limit: Int) async throws -> [SpooledMessage] {
+        try await base.spooledMessages(afterID: afterID, limit: limit)
+    }
     func token(secretHash: String) async throws -> AccessToken? { try await base.token(secretHash: secretHash) }
     func tokens(role: AccessToken.Role?) async throws -> [AccessToken] { try await base.tokens(role: role) }
     func revokeToken(id: Int64) async throws -> Bool { try await base.revokeToken(id: id) }

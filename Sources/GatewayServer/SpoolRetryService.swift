@@ -32,18 +32,18 @@ struct SpoolRetryService: Service {
         var lastID: Int64 = 0
         var recovered = 0
         while !Task.isShuttingDownGracefully {
-            let batch: [SpooledMessage]
+            // By id, so that no message is skipped whatever its next attempt time.
+            let page: [SpooledMessage]
             do {
-                batch = try await store.spooledMessages(dueBy: nil, limit: 200)
-                    .filter { $0.createdAt < startedAt && $0.updatedAt < startedAt && $0.id > lastID }
-                    .sorted { $0.id < $1.id }
+                page = try await store.spooledMessages(afterID: lastID, limit: 200)
             } catch {
                 logger.error("cannot read the spool at start", metadata: ["error": "\(error)"])
                 return
             }
-            guard !batch.isEmpty else { break }
-            for message in batch {
-                lastID = message.id
+            guard let last = page.last else { break }
+            let batch = page.filter { $0.createdAt < startedAt && $0.updatedAt < startedAt }
+            lastID = last.id
+            for message in batch where !Task.isShuttingDownGracefully {
                 await retry(message)
                 recovered += 1
             }

@@ -19,6 +19,9 @@ package protocol MessageSpool: Sendable {
     /// - Returns: The message as stored, or nil if there is no such message.
     func recordAttempt(id: Int64, reasonCode: String, nextAttemptAt: Date) async throws -> SpooledMessage?
 
+    /// Up to `limit` messages with an id above `afterID`, by id: paging through the whole spool.
+    func spooledMessages(afterID: Int64, limit: Int) async throws -> [SpooledMessage]
+
     /// How many messages wait in the spool.
     func spooledMessageCount() async throws -> Int
 

@@ -70,6 +70,16 @@ extension SQLiteStore {
         }
     }
 
+    package func spooledMessages(afterID: Int64, limit: Int) async throws -> [SpooledMessage] {
+        let limit = Self.clamp(limit)
+        return try await reading("spool page") { db in
+            try Row.fetchAll(
+                db.cachedStatement(sql: "SELECT \(Self.spoolColumns) FROM spooled_message WHERE id > ? ORDER BY id LIMIT ?"),
+                arguments: [afterID, limit]
+            ).map(Self.spooledMessage)
+        }
+    }
+
     package func spooledMessageCount() async throws -> Int {
         try await reading("spool count") { db in
             try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM spooled_message")) ?? 0

@@ -1,12 +1,13 @@
 import Admission
 import Foundation
 import Ingestion
-import GatewayServer
 import Hummingbird
 import HummingbirdTesting
 import Sandbox
 import Store
 import Testing
+
+@testable import GatewayServer
 
 /// The HTTP API through the application builder `gateway serve` uses, in Hummingbird's router test mode.
 @Suite("HTTP API routes")
@@ -336,3 +337,16 @@ struct HeldExtractor: Extractor {
 }
 
 import Markup
+
+@Suite("Submission scope")
+struct SubmissionScopeTests {
+    @Test(arguments: [
+        ("From: a@b.example\r\nTo: c@d.example\r\n\r\nbody\r\n", "From: a@b.example\r\nTo: c@d.example\r\n\r\n"),
+        ("From: a@b.example\nTo: c@d.example\n\nbody\n\nmore", "From: a@b.example\nTo: c@d.example\n\n"),
+        ("From: a@b.example\r\n", "From: a@b.example\r\n"),
+        ("\r\nbody", "\r\n"),
+    ])
+    func theHeaderBlockEndsAtTheFirstEmptyLine(_ message: String, _ header: String) {
+        #expect(GatewayServices.headerBlock(of: Array(message.utf8)) == Array(header.utf8))
+    }
+}
