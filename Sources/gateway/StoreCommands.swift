@@ -13,7 +13,7 @@ struct LogCommand: AsyncParsableCommand {
         discussion: "What a sender reads to find out why an email was ignored."
     )
 
-    @Option(help: "Only attempts from this domain.") var domain: String?
+    @Option(help: "Only attempts from this domain and its subdomains.") var domain: String?
     @Option(help: ArgumentHelp("Only attempts since this time (ISO 8601) or this long ago (2h, 7d).", valueName: "TIME"))
     var since: String?
     @Option(help: "At most this many entries (the latest).") var limit = 100
