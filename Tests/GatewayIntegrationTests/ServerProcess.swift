@@ -1,6 +1,5 @@
 import Foundation
 internal import Glibc
-import Synchronization
 import TestSupport
 import Testing
 
@@ -8,9 +7,9 @@ import Testing
 /// (`--http 127.0.0.1:0 --lmtp 127.0.0.1:0`): the real server as an operator runs it, with its stdout (and stderr)
 /// written to a file the test reads the bound ports from.
 ///
-/// Spawned with an empty signal mask and default handlers (see TestSupport's `ChildProcess`: threads of the test
-/// runner block signals, and a child inherits the mask), so SIGTERM reaches the server's own handler. The child
-/// is stopped with SIGKILL when the test forgets to stop it.
+/// Spawned by TestSupport's `ChildProcess` (an empty signal mask and default handlers: threads of the test runner
+/// block signals, and a child inherits the mask), so SIGTERM reaches the server's own handler. The child is
+/// stopped with SIGKILL when the test forgets to stop it.
 final class ServerProcess: Sendable {
     /// What every test's server shares.
     struct Options {
@@ -31,7 +30,8 @@ final class ServerProcess: Sendable {
 
     static let defaultAdminToken = "e2e-admin-token-0123456789abcdef"
 
-    let processIdentifier: Int32
+    let process: ChildProcess
+    var processIdentifier: Int32 { process.processIdentifier }
     let options: Options
     let outputPath: String
     /// `http://127.0.0.1:PORT` or `https://...` as the server announced it.
@@ -39,13 +39,12 @@ final class ServerProcess: Sendable {
     let httpPort: Int
     /// nil with `--lmtp off`.
     let lmtpPort: Int?
-    private let waitStatus = Mutex<Int32?>(nil)
 
     var store: String { options.directory.appendingPathComponent(options.storeName).path }
     var adminToken: String { options.adminToken }
 
-    private init(processIdentifier: Int32, options: Options, outputPath: String, baseURL: String, httpPort: Int, lmtpPort: Int?) {
-        self.processIdentifier = processIdentifier
+    private init(process: ChildProcess, options: Options, outputPath: String, baseURL: String, httpPort: Int, lmtpPort: Int?) {
+        self.process = process
         self.options = options
         self.outputPath = outputPath
         self.baseURL = baseURL
@@ -54,11 +53,7 @@ final class ServerProcess: Sendable {
     }
 
     deinit {
-        if exitStatus == nil {
-            kill(processIdentifier, SIGKILL)
-            var status: Int32 = 0
-            while waitpid(processIdentifier, &status, 0) < 0 && errno == EINTR {}
-        }
+        process.signal(SIGKILL)  // a test that forgot to stop it; ChildProcess reaps it
     }
 
     /// Starts the server and returns once every listener announced its port (or throws with what it printed).
@@ -78,7 +73,7 @@ final class ServerProcess: Sendable {
         }
         arguments += options.extra
         let outputPath = options.directory.appendingPathComponent("serve-\(UUID().uuidString.prefix(8)).log").path
-        let pid = try spawn("/usr/bin/env", arguments, outputPath: outputPath)
+        let process = try ChildProcess(executable: "/usr/bin/env", arguments: arguments, outputPath: outputPath)
 
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
@@ -87,18 +82,15 @@ final class ServerProcess: Sendable {
             let lmtp = announcedLMTP(in: output)
             if let http, !expectLMTP || lmtp != nil {
                 return ServerProcess(
-                    processIdentifier: pid, options: options, outputPath: outputPath, baseURL: http.url, httpPort: http.port,
+                    process: process, options: options, outputPath: outputPath, baseURL: http.url, httpPort: http.port,
                     lmtpPort: lmtp)
             }
-            var status: Int32 = 0
-            if waitpid(pid, &status, WNOHANG) == pid {
+            if let status = process.exitStatus {
                 throw FixtureError("gateway serve exited (status \(status)) before listening:\n\(output)")
             }
             try await Task.sleep(for: .milliseconds(25))
         }
-        kill(pid, SIGKILL)
-        var status: Int32 = 0
-        waitpid(pid, &status, 0)
+        process.signal(SIGKILL)
         let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
         throw FixtureError("gateway serve did not announce its listeners within \(timeout):\n\(output)")
     }
@@ -107,22 +99,9 @@ final class ServerProcess: Sendable {
     var output: String { (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" }
 
     /// The wait status once the process has exited (reaps it), nil while it runs.
-    var exitStatus: Int32? {
-        waitStatus.withLock { saved in
-            if let saved { return saved }
-            var status: Int32 = 0
-            let waited = waitpid(processIdentifier, &status, WNOHANG)
-            if waited == processIdentifier {
-                saved = status
-                return status
-            }
-            return nil
-        }
-    }
+    var exitStatus: Int32? { process.exitStatus }
 
-    func signal(_ signal: Int32) {
-        if exitStatus == nil { kill(processIdentifier, signal) }
-    }
+    func signal(_ signal: Int32) { process.signal(signal) }
 
     /// Waits up to `timeout` for the process to exit. - Returns: its wait status, or nil if it still runs.
     func waitForExit(timeout: Duration) async throws -> Int32? {
@@ -164,37 +143,6 @@ final class ServerProcess: Sendable {
             }
         }
         return result == 0
-    }
-
-    // MARK: - Spawning
-
-    private static func spawn(_ executable: String, _ arguments: [String], outputPath: String) throws -> Int32 {
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var noSignals = sigset_t()
-        sigemptyset(&noSignals)
-        var allSignals = sigset_t()
-        sigfillset(&allSignals)
-        posix_spawnattr_setsigmask(&attributes, &noSignals)
-        posix_spawnattr_setsigdefault(&attributes, &allSignals)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-
-        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { for argument in argv { free(argument) } }
-        var pid: pid_t = 0
-        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
-        guard result == 0 else {
-            throw FixtureError("cannot start \(executable): \(String(cString: strerror(result)))")
-        }
-        return pid
     }
 
     // MARK: - What the server prints

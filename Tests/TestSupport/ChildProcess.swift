@@ -58,6 +58,17 @@ package final class ChildProcess: Sendable {
         }
     }
 
+    /// The wait status once the child has exited (reaps it), nil while it runs.
+    package var exitStatus: Int32? {
+        guard !isRunning else { return nil }
+        return status.withLock { $0 }
+    }
+
+    /// Sends `signal` unless the child has exited.
+    package func signal(_ signal: Int32) {
+        if isRunning { kill(processIdentifier, signal) }
+    }
+
     /// Sends SIGTERM, waits up to `grace` for the child to exit, then kills it; returns once it is reaped.
     package func terminate(grace: Duration = .seconds(5)) {
         guard isRunning else { return }
