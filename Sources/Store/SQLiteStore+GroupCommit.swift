@@ -108,26 +108,34 @@ extension SQLiteStore {
 
     typealias SpoolCommit = GroupCommit<SpoolRequest, SpooledMessage>
 
-    /// Writes `requests` in one transaction, each in a savepoint of its own (see ``GroupCommit``).
-    func writeIngestions(_ requests: [IngestionRequest]) async throws -> [Result<DecisionLogEntry, any Error>] {
+    /// Writes `requests` in one transaction, each by `write` in a savepoint of its own (see ``GroupCommit``): a
+    /// request that fails rolls back its own rows only.
+    func writeBatch<Request: Sendable, Output: Sendable>(
+        _ requests: [Request], operation: String,
+        _ write: @escaping @Sendable (Request, Database) throws -> Output
+    ) async throws -> [Result<Output, any Error>] {
         let path = self.path
-        return try await writing("ingest") { db in
+        return try await writing(operation) { db in
             requests.map { request in
                 do {
-                    var stored: DecisionLogEntry? = nil
+                    var stored: Output? = nil
                     try db.inSavepoint {
-                        stored = try Self.ingest(request, in: db)
+                        stored = try write(request, db)
                         return .commit
                     }
                     guard let stored else {
-                        throw StoreError(code: .io, reason: "ingest on \(path) stored nothing; retry")
+                        throw StoreError(code: .io, reason: "\(operation) on \(path) stored nothing; retry")
                     }
                     return .success(stored)
                 } catch {
-                    return .failure(Self.storeError(error, operation: "ingest", path: path))
+                    return .failure(Self.storeError(error, operation: operation, path: path))
                 }
             }
         }
+    }
+
+    func writeIngestions(_ requests: [IngestionRequest]) async throws -> [Result<DecisionLogEntry, any Error>] {
+        try await writeBatch(requests, operation: "ingest", Self.ingest)
     }
 
     /// One ingestion's rows: the reservations applied in order, the log entry with their outcomes, and the spooled
@@ -147,37 +155,25 @@ extension SQLiteStore {
 }
 
 extension SQLiteStore {
-    /// Inserts spooled messages in one transaction, each in a savepoint of its own (see ``GroupCommit``).
     func writeSpooled(_ requests: [SpoolRequest]) async throws -> [Result<SpooledMessage, any Error>] {
-        let path = self.path
-        return try await writing("spool") { db in
-            requests.map { request in
-                do {
-                    var stored: SpooledMessage? = nil
-                    try db.inSavepoint {
-                        try db.cachedStatement(
-                            sql: """
-                                INSERT INTO spooled_message (bytes, channel, owner, reason_code, attempts, next_attempt_at,
-                                    created_at, updated_at)
-                                VALUES (?, ?, ?, ?, 0, ?, ?, ?)
-                                """
-                        ).execute(arguments: [
-                            request.message, request.channel.rawValue, request.owner, request.reasonCode,
-                            request.nextAttemptAt, request.now, request.now,
-                        ])
-                        stored = SpooledMessage(
-                            id: db.lastInsertedRowID, bytes: request.message, channel: request.channel,
-                            owner: request.owner, reasonCode: request.reasonCode, attempts: 0,
-                            nextAttemptAt: StoreTime.date(request.nextAttemptAt), createdAt: StoreTime.date(request.now),
-                            updatedAt: StoreTime.date(request.now))
-                        return .commit
-                    }
-                    guard let stored else { throw StoreError(code: .io, reason: "spool on \(path) stored nothing; retry") }
-                    return .success(stored)
-                } catch {
-                    return .failure(Self.storeError(error, operation: "spool", path: path))
-                }
-            }
-        }
+        try await writeBatch(requests, operation: "spool", Self.insertSpooled)
+    }
+
+    /// One spooled message's row.
+    static func insertSpooled(_ request: SpoolRequest, in db: Database) throws -> SpooledMessage {
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO spooled_message (bytes, channel, owner, reason_code, attempts, next_attempt_at,
+                    created_at, updated_at)
+                VALUES (?, ?, ?, ?, 0, ?, ?, ?)
+                """
+        ).execute(arguments: [
+            request.message, request.channel.rawValue, request.owner, request.reasonCode, request.nextAttemptAt,
+            request.now, request.now,
+        ])
+        return SpooledMessage(
+            id: db.lastInsertedRowID, bytes: request.message, channel: request.channel, owner: request.owner,
+            reasonCode: request.reasonCode, attempts: 0, nextAttemptAt: StoreTime.date(request.nextAttemptAt),
+            createdAt: StoreTime.date(request.now), updatedAt: StoreTime.date(request.now))
     }
 }
