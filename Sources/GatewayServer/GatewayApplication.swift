@@ -136,6 +136,16 @@ extension GatewayServices {
     }
 }
 
+extension Request {
+    /// The query parameter `name` as one of `T`'s values, nil when absent.
+    /// - Throws: 400 `request.invalid` naming the parameter and `expected` when it is none of them.
+    func query<T: RawRepresentable>(_ name: String, as: T.Type, expected: String) throws -> T? where T.RawValue == String {
+        guard let text = uri.queryParameters[Substring(name)] else { return nil }
+        guard let value = T(rawValue: String(text)) else { throw APIError.invalid("\(name) must be \(expected)", at: name) }
+        return value
+    }
+}
+
 /// A JSON response.
 func json<T: Encodable>(_ value: T, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) throws -> Response {
     var headers = headers

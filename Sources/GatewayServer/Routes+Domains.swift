@@ -49,13 +49,7 @@ extension GatewayApplication {
 
         router.get("/v1/domains") { request, _ in
             _ = try await services.requireAdmin(request)
-            var status: RegisteredDomain.Status?
-            if let text = request.uri.queryParameters["status"] {
-                guard let parsed = RegisteredDomain.Status(rawValue: String(text)) else {
-                    throw APIError.invalid("status must be pending, approved or revoked", at: "status")
-                }
-                status = parsed
-            }
+            let status = try request.query("status", as: RegisteredDomain.Status.self, expected: "pending, approved or revoked")
             let domains = try await services.storeCall { try await registry.list(status: status) }
             return try json(domains)
         }

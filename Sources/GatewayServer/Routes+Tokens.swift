@@ -27,13 +27,7 @@ extension GatewayApplication {
 
         router.get("/v1/tokens") { request, _ in
             _ = try await services.requireAdmin(request)
-            var role: AccessToken.Role?
-            if let text = request.uri.queryParameters["role"] {
-                guard let parsed = AccessToken.Role(rawValue: String(text)) else {
-                    throw APIError.invalid("role must be admin, sender or owner", at: "role")
-                }
-                role = parsed
-            }
+            let role = try request.query("role", as: AccessToken.Role.self, expected: "admin, sender or owner")
             let store = services.tokens.store
             return try json(try await services.storeCall { try await store.tokens(role: role) })
         }

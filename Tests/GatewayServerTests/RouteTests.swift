@@ -246,6 +246,8 @@ struct RouteTests {
             let suffix = try await client.call(.post, "/v1/domains", json: #"{"domain":"co.uk"}"#)
             #expect(suffix.status == .unprocessableContent && suffix.errorCode == "registry.public-suffix")
             #expect(try await client.call(.get, "/v1/domains?status=approved").array.count == 1)
+            let badStatus = try await client.call(.get, "/v1/domains?status=trusted")
+            #expect(badStatus.status == .badRequest && badStatus.errorCode == "request.invalid")
         }
     }
 
@@ -258,6 +260,7 @@ struct RouteTests {
             #expect(secret.hasPrefix("gwo_"))
             let id = try #require(issued.object["id"] as? Int)
             // Only the hash is stored.
+            #expect(try await client.call(.get, "/v1/tokens?role=root").status == .badRequest)
             let listed = try await client.call(.get, "/v1/tokens?role=owner")
             #expect(listed.array.count == 1 && !listed.text.contains(secret))
             #expect(try await client.call(.get, "/v1/reservations", token: secret).status == .ok)
