@@ -36,14 +36,7 @@ struct IngestBenchmark {
             report("ingest: no gateway-worker next to the bench; run swift build -c release --product gateway-worker")
             exit(1)
         }
-        let started = Date()
-        let (corpus, zone) = try Self.corpus(count: messageCount)
-        let bytes = corpus.reduce(0) { $0 + $1.count }
-        report(
-            String(
-                format: "corpus: %d signed emails, %.1f MB (mean %.0f KB), generated and signed in %.1f s",
-                corpus.count, Double(bytes) / 1e6, Double(bytes) / Double(corpus.count) / 1000,
-                Date().timeIntervalSince(started)))
+        let (corpus, zone) = try Self.reportedCorpus(count: messageCount)
 
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gateway-bench-\(getpid())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -210,6 +203,19 @@ struct IngestBenchmark {
             }
             return verdicts
         }
+    }
+
+    /// ``corpus(count:)``, with a report line on its size and how long it took.
+    /// - Parameter detail: what the line says of the messages, after their size.
+    static func reportedCorpus(count: Int, detail: String = "") throws -> ([[UInt8]], String) {
+        let started = Date()
+        let (corpus, zone) = try corpus(count: count)
+        let bytes = corpus.reduce(0) { $0 + $1.count }
+        let size = String(
+            format: "corpus: %d signed emails, %.1f MB (mean %.0f KB)", corpus.count, Double(bytes) / 1e6,
+            Double(bytes) / Double(max(1, corpus.count)) / 1000)
+        report(size + detail + String(format: ", generated and signed in %.1f s", Date().timeIntervalSince(started)))
+        return (corpus, zone)
     }
 
     /// Signed confirmation emails (70% rsa-2048 relaxed/relaxed, 20% ed25519, 10% rsa-1024 simple/simple),

@@ -226,14 +226,7 @@ struct ServeBenchmark {
 
     /// The ingest suite's signed corpus as the load clients send it (the arrays released once copied).
     private static func corpus(count: Int) throws -> (LoadCorpus, String) {
-        let generated = Date()
-        let (messages, zone) = try IngestBenchmark.corpus(count: count)
-        let bytes = messages.reduce(0) { $0 + $1.count }
-        report(
-            String(
-                format: "corpus: %d signed emails, %.1f MB (mean %.0f KB), each its own reservation, generated in %.1f s",
-                messages.count, Double(bytes) / 1e6, Double(bytes) / Double(messages.count) / 1000,
-                Date().timeIntervalSince(generated)))
+        let (messages, zone) = try IngestBenchmark.reportedCorpus(count: count, detail: ", each its own reservation")
         return (LoadCorpus(messages), zone)
     }
 
