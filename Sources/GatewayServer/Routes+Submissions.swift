@@ -67,7 +67,7 @@ extension GatewayServices {
         case .owner: throw APIError.forbidden("an owner token reads reservations; submissions need a sender token")
         case .sender:
             // The header block only (the From field is all this needs): the pipeline parses the whole message.
-            guard let parsed = try? RawMessage(bytes: Self.headerBlock(of: message)) else { return }  // refused later, with its code
+            guard let parsed = try? RawMessage(headerSectionOf: message) else { return }  // refused later, with its code
             let from = parsed.from
             guard from.count == 1, let domain = try? DomainName(normalizing: from[0].domain) else {
                 throw APIError.forbidden(
@@ -79,24 +79,6 @@ extension GatewayServices {
                     hint: "use the token issued for \(domain.ascii)'s registration")
             }
         }
-    }
-
-    /// The header fields of `message` and the empty line after them (RFC 5322 §2.1), CRLF or bare LF; the whole
-    /// message when it has no body.
-    static func headerBlock(of message: [UInt8]) -> [UInt8] {
-        var index = 0
-        var previousWasLineFeed = true  // a message that starts with an empty line has no header fields
-        while index < message.count {
-            let byte = message[index]
-            if byte == 0x0A {
-                if previousWasLineFeed { return Array(message[...index]) }
-                previousWasLineFeed = true
-            } else if byte != 0x0D {
-                previousWasLineFeed = false
-            }
-            index += 1
-        }
-        return message
     }
 
     func authorizeSubmission(_ token: AccessToken, host: String) throws {

@@ -29,6 +29,29 @@ package struct RawMessage: Sendable {
         self.bodyStart = bodyStart
     }
 
+    /// Parses only the header section of `input` (the fields and the empty line after them, RFC 5322 §2.1): what
+    /// a caller needs that reads a field or two before the whole message is parsed elsewhere. Its ``body`` is empty.
+    /// - Throws: `MailMessageError` with `.notAMessage` when no header field can be found.
+    package init(headerSectionOf input: [UInt8]) throws(MailMessageError) {
+        try self.init(bytes: Self.headerSection(of: input))
+    }
+
+    /// The header fields of `input` and the empty line after them, CRLF or bare LF; all of it when there is no
+    /// empty line.
+    package static func headerSection(of input: [UInt8]) -> [UInt8] {
+        var previousWasLineFeed = true  // a message that starts with an empty line has no header fields
+        for index in input.indices {
+            let byte = input[index]
+            if byte == .lineFeed {
+                if previousWasLineFeed { return Array(input[...index]) }
+                previousWasLineFeed = true
+            } else if byte != .carriageReturn {
+                previousWasLineFeed = false
+            }
+        }
+        return input
+    }
+
     /// Convenience for tests and literals.
     package init(_ text: String) throws(MailMessageError) {
         try self.init(bytes: Array(text.utf8))

@@ -341,15 +341,3 @@ struct HeldExtractor: Extractor {
 
 import Markup
 
-@Suite("Submission scope")
-struct SubmissionScopeTests {
-    @Test(arguments: [
-        ("From: a@b.example\r\nTo: c@d.example\r\n\r\nbody\r\n", "From: a@b.example\r\nTo: c@d.example\r\n\r\n"),
-        ("From: a@b.example\nTo: c@d.example\n\nbody\n\nmore", "From: a@b.example\nTo: c@d.example\n\n"),
-        ("From: a@b.example\r\n", "From: a@b.example\r\n"),
-        ("\r\nbody", "\r\n"),
-    ])
-    func theHeaderBlockEndsAtTheFirstEmptyLine(_ message: String, _ header: String) {
-        #expect(GatewayServices.headerBlock(of: Array(message.utf8)) == Array(header.utf8))
-    }
-}

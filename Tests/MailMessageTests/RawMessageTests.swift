@@ -3,6 +3,26 @@ import Testing
 @testable import MailMessage
 
 @Suite struct RawMessageTests {
+    @Test(arguments: [
+        ("From: a@b.example\r\nTo: c@d.example\r\n\r\nbody\r\n", "From: a@b.example\r\nTo: c@d.example\r\n\r\n"),
+        ("From: a@b.example\nTo: c@d.example\n\nbody\n\nmore", "From: a@b.example\nTo: c@d.example\n\n"),
+        ("From: a@b.example\r\n", "From: a@b.example\r\n"),
+        ("\r\nbody", "\r\n"),
+    ])
+    func theHeaderSectionEndsAtTheFirstEmptyLine(_ message: String, _ header: String) {
+        #expect(RawMessage.headerSection(of: utf8(message)) == utf8(header))
+    }
+
+    @Test func aHeaderSectionParsesLikeTheWholeMessageWithoutItsBody() throws {
+        let text = "From: a@example.com\nTo: b@example.org,\n c@example.org\n\n<html>From: x@y.z</html>\n"
+        let header = try RawMessage(headerSectionOf: utf8(text))
+        let whole = try RawMessage(text)
+        #expect(header.headerFields.map(\.name) == whole.headerFields.map(\.name))
+        #expect(header.headerFields.map { Array($0.rawValue) } == whole.headerFields.map { Array($0.rawValue) })
+        #expect(header.body.isEmpty)
+        #expect(header.from == whole.from)
+    }
+
     @Test func bareLineFeedsBecomeCRLF() throws {
         let message = try RawMessage("From: a@example.com\nSubject: hi\n\nline 1\nline 2\n")
         #expect(message.bytes == utf8("From: a@example.com\r\nSubject: hi\r\n\r\nline 1\r\nline 2\r\n"))
