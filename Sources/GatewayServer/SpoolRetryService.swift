@@ -68,11 +68,7 @@ struct SpoolRetryService: Service {
     private func retry(_ message: SpooledMessage) async {
         let ingestor = services.ingestor
         do {
-            let report = try await services.ingest(channel: message.channel.rawValue) {
-                try await ingestor.ingestEmail(
-                    [UInt8](message.bytes), source: "spool:\(message.id)", owners: message.owner.isEmpty ? [] : [message.owner],
-                    channel: message.channel, spoolID: message.id)
-            }
+            let report = try await services.ingest(channel: message.channel.rawValue) { try await ingestor.retry(message) }
             if let report {
                 logger.debug("spooled message decided", metadata: ["spool": "\(message.id)", "verdict": "\(report.verdict.rawValue)"])
             }

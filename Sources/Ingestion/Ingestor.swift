@@ -208,12 +208,17 @@ package struct Ingestor: Sendable {
     package func retrySpooled(onlyDue: Bool, limit: Int = 1000) async throws -> [IngestionReport] {
         var reports: [IngestionReport] = []
         for spooled in try await environment.store.spooledMessages(dueBy: onlyDue ? environment.now() : nil, limit: limit) {
-            reports.append(
-                try await ingestEmail(
-                    [UInt8](spooled.bytes), source: "spool:\(spooled.id)", owners: spooled.owner.isEmpty ? [] : [spooled.owner],
-                    channel: spooled.channel, spoolID: spooled.id))
+            reports.append(try await retry(spooled))
         }
         return reports
+    }
+
+    /// Ingests one spooled message again, for its owner (or, when none was given, the signed recipients); the
+    /// decision removes it from the spool, or a new deferral records the attempt.
+    package func retry(_ spooled: SpooledMessage) async throws -> IngestionReport {
+        try await ingestEmail(
+            [UInt8](spooled.bytes), source: "spool:\(spooled.id)", owners: spooled.owner.isEmpty ? [] : [spooled.owner],
+            channel: spooled.channel, spoolID: spooled.id)
     }
 }
 
