@@ -1,5 +1,6 @@
 import Admission
 import DKIM
+import Foundation
 package import Store
 
 /// Issues and checks the server's bearer tokens (RFC 6750). A secret is 32 random bytes from the system's
@@ -113,19 +114,10 @@ package struct TokenAuthority: Sendable {
         return prefix + base64URL(bytes)
     }
 
-    /// RFC 4648 §5, without padding.
+    /// RFC 4648 §5 (the URL-safe alphabet), without padding: Foundation's base64 with two letters swapped.
     static func base64URL(_ bytes: [UInt8]) -> String {
-        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
-        var out: [UInt8] = []
-        var index = 0
-        while index < bytes.count {
-            let chunk = bytes[index..<min(index + 3, bytes.count)]
-            var value: UInt32 = 0
-            for (offset, byte) in chunk.enumerated() { value |= UInt32(byte) << (16 - 8 * offset) }
-            for position in 0..<(chunk.count + 1) { out.append(alphabet[Int((value >> (18 - 6 * position)) & 63)]) }
-            index += 3
-        }
-        return String(decoding: out, as: UTF8.self)
+        Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
     }
 }
 

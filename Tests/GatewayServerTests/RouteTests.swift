@@ -341,3 +341,15 @@ struct HeldExtractor: Extractor {
 
 import Markup
 
+
+@Suite("Token secrets")
+struct TokenSecretTests {
+    @Test func secretsAreURLSafeBase64OfThirtyTwoRandomBytesBehindTheirRolesPrefix() {
+        #expect(TokenAuthority.base64URL([0xFB, 0xFF]) == "-_8")
+        #expect(TokenAuthority.base64URL(Array("foobar".utf8)) == "Zm9vYmFy")
+        let secret = TokenAuthority.makeSecret(role: .sender)
+        #expect(secret.hasPrefix("gws_") && secret.count == 4 + 43)
+        #expect(secret.dropFirst(4).allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" })
+        #expect(TokenAuthority.makeSecret(role: .sender) != secret)
+    }
+}
