@@ -7,7 +7,6 @@ import Logging
 import NIOCore
 import Sandbox
 import Store
-import Synchronization
 
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -72,11 +71,9 @@ struct ServeCommand: AsyncParsableCommand {
             }
 
             let scheme = configuration.tls == nil ? "http" : "https"
-            let announced = Mutex<Set<String>>([])
             let server = GatewayServer(services: services, logger: logger)
             try await server.run { listener, address in
                 let shown = "\(address.ipAddress ?? "?"):\(address.port ?? 0)"
-                announced.withLock { _ = $0.insert(listener.rawValue) }
                 switch listener {
                 case .http:
                     Terminal.line("gateway: HTTP API on \(scheme)://\(shown) (store \(state.store), \(policy.name) policy)")
