@@ -9,11 +9,12 @@ extension GatewayApplication {
     static func addDomainRoutes(to router: Router<GatewayRequestContext>, _ services: GatewayServices) {
         let registry = services.ingestor.registry
 
-        struct Registration: Decodable {
+        struct Registration: JSONRequestBody {
             var domain: String
             var contact: String?
             /// Sample emails (RFC 5322 text) to check now, as `gateway register --sample` does.
             var samples: [String]?
+            enum CodingKeys: String, CodingKey, CaseIterable { case domain, contact, samples }
         }
         struct Registered: Encodable {
             var registration: RegisteredDomain

@@ -12,10 +12,11 @@ extension GatewayApplication {
         let ingestor = services.ingestor
         let maxMessageBytes = ingestor.environment.policy.limits.maxMessageBytes
 
-        struct PageSubmission: Decodable {
+        struct PageSubmission: JSONRequestBody {
             var url: String
             /// Whose reservations they are (required: a page has no recipient).
             var owner: String
+            enum CodingKeys: String, CodingKey, CaseIterable { case url, owner }
         }
 
         for dryRun in [false, true] {
