@@ -23,8 +23,8 @@ package enum GatewayApplication {
         return router
     }
 
-    /// The application: HTTP/1.1 (over TLS when configured) with the configured address, connection limit and idle
-    /// timeout.
+    /// The application: HTTP/1.1 (over TLS when configured) with the configured address, connection limits (in all,
+    /// per client, and a reserve for the probes), request header deadline and idle timeout.
     /// - Parameter onServerRunning: called with the address bound (an ephemeral port resolved).
     package static func application(
         _ services: GatewayServices, logger: Logger,
@@ -32,6 +32,8 @@ package enum GatewayApplication {
     ) throws -> some ApplicationProtocol {
         let configuration = services.configuration
         let http1 = HTTP1Channel.Configuration(idleTimeout: .milliseconds(Int64(configuration.idleTimeoutSeconds * 1000)))
+        let connectionGuard = services.connectionGuard
+        let headerTimeout = TimeAmount.milliseconds(Int64(configuration.requestHeaderTimeoutSeconds * 1000))
         let server: HTTPServerBuilder
         if let tls = configuration.tls {
             let chain: [NIOSSLCertificate]
@@ -46,16 +48,27 @@ package enum GatewayApplication {
             var tlsConfiguration = TLSConfiguration.makeServerConfiguration(
                 certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
             tlsConfiguration.minimumTLSVersion = .tlsv12
-            server = try .tls(.http1(configuration: http1), tlsConfiguration: tlsConfiguration)
+            let serverTLS = tlsConfiguration
+            server = HTTPServerBuilder { responder in
+                GuardedHTTPChannel(
+                    base: try TLSChannel(
+                        HTTP1Channel(responder: responder, configuration: http1), tlsConfiguration: serverTLS),
+                    connectionGuard: connectionGuard, headerTimeout: headerTimeout, plaintext: false)
+            }
         } else {
-            server = .http1(configuration: http1)
+            server = HTTPServerBuilder { responder in
+                GuardedHTTPChannel(
+                    base: HTTP1Channel(responder: responder, configuration: http1), connectionGuard: connectionGuard,
+                    headerTimeout: headerTimeout, plaintext: true)
+            }
         }
+        // No availableConnectionsDelegate: at its maximum it stops accepting, and a probe would wait in the backlog.
+        // The guard accepts and decides instead (GuardedHTTPChannel).
         return Application(
             router: router(services),
             server: server,
             configuration: ApplicationConfiguration(
-                address: .hostname(configuration.http.host, port: configuration.http.port), serverName: "gateway",
-                availableConnectionsDelegate: MaximumAvailableConnections(configuration.maxConnections)),
+                address: .hostname(configuration.http.host, port: configuration.http.port), serverName: "gateway"),
             onServerRunning: { channel in await onServerRunning(channel.localAddress) },
             logger: logger)
     }
