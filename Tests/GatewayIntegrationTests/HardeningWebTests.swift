@@ -2,10 +2,11 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Defect 4 of issue 13: a page that sends its markup and then keeps the connection open past the fetch's total time
-/// limit was admitted from the bytes received so far. Through `gateway ingest url` against a real HTTPS server
-/// (Python's ssl module with the test site's certificate) that sends the page and holds the connection.
-@Suite("Hardening: a fetch that did not complete admits nothing", .serialized)
+/// Issue 13 on the web channel, through `gateway ingest url` and `gateway check`. Defect 4: a page that sends its markup
+/// and then keeps the connection open past the fetch's total time limit was admitted from the bytes received so far
+/// (a real HTTPS server, Python's ssl module with the test site's certificate, sends the page and holds the
+/// connection). Defect 2: a page on a look-alike host written as A-labels.
+@Suite("Hardening: the web channel", .serialized)
 struct HardeningWebTests {
     static let booking = "booking.example.test"
 
@@ -75,6 +76,30 @@ struct HardeningWebTests {
             #expect(entry.reservations.isEmpty)
             // What is stored is only the control's: still version 1, nothing from the held page.
             #expect(try await web.reservations().map(\.version) == [1, 1])
+        }
+    }
+
+    /// Defect 2 on the web channel: a page on a look-alike host typed as A-labels (`bоoking`, a Cyrillic о) is
+    /// refused with the registry's code even with both flags on: allow-any-domain lifts the registry check, not the
+    /// check of the name itself.
+    @Test("A page on a look-alike A-label host is refused registry.mixed-scripts, whatever the flags")
+    func lookalikeHostIsRefused() async throws {
+        try await withWebGateway { web in
+            let lookalike = "xn--boking-wqf.example.test"
+            let policy = try web.policy("web-lookalike", from: "test", hosts: [lookalike: "127.0.0.1"])
+            for flag in ["allow-unverified-sources", "allow-any-domain"] {
+                #expect(try await web.setFlag(flag, true, policy: policy).status == 0)
+            }
+            let url = web.site.url("/page.html", host: lookalike)
+            let (report, status) = try await web.ingest(url, policy: policy)
+            #expect(status == 1)
+            #expect(report.verdict == "rejected")
+            #expect(report.codes == ["registry.mixed-scripts"], "\(report.diagnostics) \(url)")
+            #expect(report.items.isEmpty)
+            #expect(try await web.reservations().isEmpty)
+            // The same page under the real name, with the same flags: admitted (the site and flags work).
+            let (admitted, admittedStatus) = try await web.ingest(web.site.url("/page.html"), policy: policy)
+            #expect(admittedStatus == 0, "\(admitted.codes)")
         }
     }
 }
