@@ -141,6 +141,29 @@ struct HardeningServerTests {
         }
     }
 
+    // MARK: - Defect 2 through the API
+
+    @Test("POST /v1/domains checks a name typed as A-labels on its Unicode form: look-alike and invalid Punycode are 422")
+    func lookalikeRegistrationsAreRefused() async throws {
+        try await withServer { server in
+            for (domain, code) in [
+                ("xn--skywys-6nf.example", "registry.mixed-scripts"), ("XN--SKYWYS-6NF.example", "registry.mixed-scripts"),
+                ("skywаys.example", "registry.mixed-scripts"), ("xn--abc.com", "registry.domain-invalid"),
+            ] {
+                let reply = try await server.curl("POST", "/v1/domains", token: server.adminToken, json: ["domain": domain])
+                #expect(reply.status == 422, "\(domain): \(reply.text)")
+                let error = try reply.decode(APIErrorBody.self).error
+                #expect(error.code == code, "\(domain): \(reply.text)")
+                #expect(error.at == "domain")
+            }
+            let listed = try await server.curl("GET", "/v1/domains", token: server.adminToken)
+            #expect(listed.text == "[]")
+            let token = try await server.curl(
+                "POST", "/v1/tokens", token: server.adminToken, json: ["role": "sender", "subject": "xn--skywys-6nf.example"])
+            #expect(token.status >= 400 && token.status < 500, "\(token.text)")
+        }
+    }
+
     // MARK: - Helpers
 
     /// A started server (development policy, keys from examples/keys.zone) with `configuration`, stopped afterwards
