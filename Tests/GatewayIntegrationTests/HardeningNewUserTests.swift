@@ -107,33 +107,27 @@ struct HardeningNewUserTests {
 
     @Test("The API: registering a domain again issues no new sender token; an admin's lookup without owner says to add it")
     func apiRegistrationAndLookup() async throws {
-        let directory = try Integration.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let server = try await ServerProcess.start(
-            ServerProcess.Options(
-                directory: directory, resolver: ["--keys", Self.examples.appendingPathComponent("keys.zone").path]),
-            expectLMTP: false)
-        let admin = server.adminToken
-        let first = try await server.curl("POST", "/v1/domains", token: admin, json: ["domain": "skyways.example"])
-        #expect(first.status == 201)
-        #expect(first.text.contains(#""senderToken""#))
-        for _ in 0..<2 {
-            let again = try await server.curl(
-                "POST", "/v1/domains", token: admin, json: ["domain": "SKYWAYS.example", "contact": "markup@skyways.example"])
-            #expect(again.status == 200, "\(again.text)")
-            #expect(!again.text.contains("senderToken"), "\(again.text)")
-            #expect(again.text.contains(#""contact":"markup@skyways.example""#), "\(again.text)")
-        }
-        let senders = try await server.curl("GET", "/v1/tokens?role=sender", token: admin)
-        #expect(senders.status == 200)
-        #expect(senders.text.components(separatedBy: #""role":"sender""#).count - 1 == 1, "\(senders.text)")
+        try await HardeningServerTests.withServer { server in
+            let admin = server.adminToken
+            let first = try await server.curl("POST", "/v1/domains", token: admin, json: ["domain": "skyways.example"])
+            #expect(first.status == 201)
+            #expect(first.text.contains(#""senderToken""#))
+            for _ in 0..<2 {
+                let again = try await server.curl(
+                    "POST", "/v1/domains", token: admin, json: ["domain": "SKYWAYS.example", "contact": "markup@skyways.example"])
+                #expect(again.status == 200, "\(again.text)")
+                #expect(!again.text.contains("senderToken"), "\(again.text)")
+                #expect(again.text.contains(#""contact":"markup@skyways.example""#), "\(again.text)")
+            }
+            let senders = try await server.curl("GET", "/v1/tokens?role=sender", token: admin)
+            #expect(senders.status == 200)
+            #expect(senders.text.components(separatedBy: #""role":"sender""#).count - 1 == 1, "\(senders.text)")
 
-        let lookup = try await server.curl("GET", "/v1/reservations/lookup?reference=RXJ34P", token: admin)
-        #expect(lookup.status == 400)
-        let error = try lookup.decode(APIErrorBody.self).error
-        #expect(error.at == "owner")
-        #expect(error.message.hasPrefix("add ?owner=ADDRESS"), "\(error.message)")
-        let status = try await server.stop()
-        #expect(status == 0, "\(server.output.suffix(2000))")
+            let lookup = try await server.curl("GET", "/v1/reservations/lookup?reference=RXJ34P", token: admin)
+            #expect(lookup.status == 400)
+            let error = try lookup.decode(APIErrorBody.self).error
+            #expect(error.at == "owner")
+            #expect(error.message.hasPrefix("add ?owner=ADDRESS"), "\(error.message)")
+        }
     }
 }

@@ -14,7 +14,7 @@ struct HardeningServerTests {
 
     @Test("More connections than the limits, each with a partial header: the probes answer within a second, the rest is refused or closed at the header deadline")
     func slowClientsCannotLockOutTheProbes() async throws {
-        try await withServer(
+        try await Self.withServer(
             configuration: """
                 max-connections: 12
                 max-connections-per-client: 6
@@ -32,7 +32,6 @@ struct HardeningServerTests {
                     held.append(connection)
                 }
             }
-            let served = Array(held.prefix(12))
             // A seventh from one of them: over its share, refused at once with 503.
             let greedy = try RawConnection(from: "127.0.0.2", port: server.httpPort)
             let refusal = await greedy.readToEnd(timeout: .seconds(5))
@@ -50,11 +49,12 @@ struct HardeningServerTests {
             let busy = try await server.curl("GET", "/v1/domains", token: server.adminToken, extra: ["--max-time", "1"])
             #expect(busy.status == 503)
             #expect(busy.errorCode == "server.too-many-connections")
-            // The probes were answered while the twelve slow connections still held their slots.
-            #expect(served.allSatisfy { $0.isOpen }, "a served slow connection was closed before the header deadline")
+            // The probes were answered while twelve slow connections still held the twelve slots. (Which twelve is
+            // up to the server's event loops; those pushed out of the probes' reserve are closed already.)
+            #expect(held.filter(\.isOpen).count >= 12, "slow connections were closed before the header deadline")
 
             // The header deadline closes every slow connection; then the slots are free again.
-            for connection in served {
+            for connection in held {
                 let end = await connection.readToEnd(timeout: .seconds(20))
                 #expect(end.closed, "a connection with a partial header outlived the header deadline")
                 #expect(end.bytes.isEmpty, "\(end.text)")
@@ -96,7 +96,7 @@ struct HardeningServerTests {
 
     @Test("A malformed chunk is 400 request.malformed, not 413")
     func malformedChunkIsABadRequest() async throws {
-        try await withServer { server in
+        try await Self.withServer { server in
             let sender = try await server.register("skyways.example")
             for chunked in ["zz\r\nFrom: a\r\n0\r\n\r\n", "5\r\nFrom: a@b\r\n0\r\n\r\n", "-1\r\n\r\n"] {
                 let connection = try RawConnection(from: "127.0.0.1", port: server.httpPort)
@@ -112,7 +112,7 @@ struct HardeningServerTests {
 
     @Test("A JSON body of the wrong shape names the path and what it must be; an unknown key is refused with its path")
     func jsonBodiesAreCheckedWithTheirPaths() async throws {
-        try await withServer { server in
+        try await Self.withServer { server in
             let admin = server.adminToken
             let cases: [(path: String, body: String, code: String, at: String?, message: String)] = [
                 ("/v1/domains", #"{"domain": 42}"#, "request.invalid", "domain", "domain must be a string"),
@@ -145,7 +145,7 @@ struct HardeningServerTests {
 
     @Test("POST /v1/domains checks a name typed as A-labels on its Unicode form: look-alike and invalid Punycode are 422")
     func lookalikeRegistrationsAreRefused() async throws {
-        try await withServer { server in
+        try await Self.withServer { server in
             for (domain, code) in [
                 ("xn--skywys-6nf.example", "registry.mixed-scripts"), ("XN--SKYWYS-6NF.example", "registry.mixed-scripts"),
                 ("skywаys.example", "registry.mixed-scripts"), ("xn--abc.com", "registry.domain-invalid"),
@@ -166,22 +166,14 @@ struct HardeningServerTests {
 
     // MARK: - Helpers
 
-    /// A started server (development policy, keys from examples/keys.zone) with `configuration`, stopped afterwards
-    /// with SIGTERM and expected to exit 0.
-    func withServer(configuration: String? = nil, _ body: (ServerProcess) async throws -> Void) async throws {
+    /// A started server (development policy, keys from examples/keys.zone, no LMTP) with `configuration`, stopped
+    /// afterwards with SIGTERM and expected to exit 0.
+    static func withServer(configuration: String? = nil, _ body: (ServerProcess) async throws -> Void) async throws {
         let directory = try Integration.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let server = try await ServerProcess.start(
-            ServerProcess.Options(directory: directory, resolver: ["--keys", Self.keys], configuration: configuration))
-        do {
-            try await body(server)
-        } catch {
-            _ = try? await server.crash()
-            Issue.record("gateway serve printed:\n\(server.output.suffix(4000))")
-            throw error
-        }
-        let status = try await server.stop()
-        #expect(status == 0, "gateway serve did not stop cleanly:\n\(server.output.suffix(4000))")
+        try await ServerProcess.run(
+            ServerProcess.Options(directory: directory, resolver: ["--keys", keys], configuration: configuration),
+            expectLMTP: false, body)
     }
 }
 

@@ -491,18 +491,7 @@ struct ServerEndToEndTests {
     func withServer<T>(
         _ options: ServerProcess.Options, lmtp: Bool = true, _ body: (ServerProcess) async throws -> T
     ) async throws -> T {
-        let server = try await ServerProcess.start(options, expectLMTP: lmtp)
-        let result: T
-        do {
-            result = try await body(server)
-        } catch {
-            _ = try? await server.crash()
-            Issue.record("gateway serve printed:\n\(server.output.suffix(4000))")
-            throw error
-        }
-        let status = try await server.stop()
-        #expect(status == 0, "gateway serve did not stop cleanly:\n\(server.output.suffix(4000))")
-        return result
+        try await ServerProcess.run(options, expectLMTP: lmtp, body)
     }
 
     /// A temporary directory, SkyWays' key made by `gateway dkim keygen`, and a scripted nameserver holding it.
