@@ -74,8 +74,9 @@ package struct AdmissionDecision: Sendable {
                 }
                 if owners.isEmpty { owners = authentication.signedRecipients }
             } else if flags.contains(.allowUnverifiedSources) {
+                // The flag skips DKIM and nothing else: with no signature to say which recipients it covers, the
+                // owners are still held to the message's own To and Cc (checked in 3.), never any address given.
                 flagsUsed.append(.allowUnverifiedSources)
-                ownersMustBeSigned = false
                 if owners.isEmpty { owners = authentication.recipients }
             } else if let temporary = authentication.alignedTemporaryFailure {
                 deferred = true
@@ -114,7 +115,10 @@ package struct AdmissionDecision: Sendable {
                 // A dry run (`gateway check URL`) may decide without an owner; storing may not.
                 if requireOwner { codes.append("admission.no-owner") }
             } else if ownersMustBeSigned, case .email(let authentication) = source {
-                let signed = Set(authentication.signedRecipients)
+                // Under allow-unverified-sources (no aligned signature passed) the To and Cc stand in for the
+                // signed recipients: the flag loosens DKIM, not this rule.
+                let unverified = authentication.alignedSignature == nil && flagsUsed.contains(.allowUnverifiedSources)
+                let signed = Set(unverified ? authentication.recipients : authentication.signedRecipients)
                 if owners.contains(where: { !signed.contains($0) }) { codes.append("admission.recipient-not-signed") }
             }
         }

@@ -179,8 +179,10 @@ package struct DKIMVerifier: Sendable {
             DKIMError(code: .dnsRefused, reason: "the nameserver refused the query for \(name); it will be retried")
         case .network:
             DKIMError(code: .dnsUnreachable, reason: "no nameserver could be reached for \(name) (\(error.reason)); it will be retried")
+        case .malformedResponse:
+            DKIMError(code: .dnsMalformed, reason: "the answer for \(name) could not be read (\(error.reason)); it will be retried")
         default:
-            DKIMError(code: .dnsError, reason: "the lookup of \(name) failed: \(error.reason)")
+            DKIMError(code: .dnsError, reason: "the lookup of \(name) could not be made (\(error.reason)); it will be retried")
         }
     }
 

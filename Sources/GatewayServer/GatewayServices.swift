@@ -16,6 +16,8 @@ package struct GatewayServices: Sendable {
     /// Who the server says made changes (the registry's and the flags' history): "api:<token id>" is appended.
     package var actorPrefix: String
     let lifecycle = ServerLifecycle()
+    /// Who may hold the HTTP listener's connections (``GuardedHTTPChannel``).
+    package let connectionGuard: ConnectionGuard
 
     package init(
         ingestor: Ingestor, configuration: ServerConfiguration, metrics: GatewayMetrics = GatewayMetrics(),
@@ -28,6 +30,10 @@ package struct GatewayServices: Sendable {
         self.gate = IngestionGate(
             maxRunning: configuration.maxConcurrentIngestions, maxWaiting: configuration.maxQueuedIngestions)
         self.configuration = configuration
+        self.connectionGuard = ConnectionGuard(
+            .init(
+                maxConnections: configuration.maxConnections, maxPerClient: configuration.maxConnectionsPerClient,
+                probeConnections: configuration.probeConnections))
         self.sandboxRestarts = sandboxRestarts
         self.sandboxReady = sandboxReady
         self.actorPrefix = actorPrefix
@@ -59,8 +65,10 @@ package struct GatewayServices: Sendable {
 
 /// Whether the server is draining (graceful shutdown): `/readyz` answers 503 so a load balancer stops sending.
 final class ServerLifecycle: Sendable {
-    private let draining = Atomic<Bool>(false)
+    private let drainingSince = Mutex<ContinuousClock.Instant?>(nil)
 
-    var isDraining: Bool { draining.load(ordering: .relaxed) }
-    func beginDraining() { draining.store(true, ordering: .relaxed) }
+    var isDraining: Bool { drainingSince.withLock { $0 != nil } }
+    /// When the graceful stop began, nil before.
+    var drainStarted: ContinuousClock.Instant? { drainingSince.withLock { $0 } }
+    func beginDraining() { drainingSince.withLock { $0 = $0 ?? .now } }
 }

@@ -31,7 +31,9 @@ extension GatewayApplication {
                 throw APIError.invalid("reference (the reservation number) is required", at: "reference")
             }
             guard let owner = try services.owner(for: token, requested: query["owner"].map { String($0) }) else {
-                throw APIError.invalid("an admin names the owner", at: "owner")
+                throw APIError.invalid(
+                    "add ?owner=ADDRESS: an admin token reads every owner's reservations, so the lookup must name whose",
+                    at: "owner", hint: "GET /v1/reservations/lookup?reference=R&owner=eva@guest.example.net")
             }
             let items = query[values: "item"].map { String($0) }
             let domain = query["domain"].map { String($0).lowercased() }

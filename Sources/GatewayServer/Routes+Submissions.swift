@@ -12,10 +12,11 @@ extension GatewayApplication {
         let ingestor = services.ingestor
         let maxMessageBytes = ingestor.environment.policy.limits.maxMessageBytes
 
-        struct PageSubmission: Decodable {
+        struct PageSubmission: JSONRequestBody {
             var url: String
             /// Whose reservations they are (required: a page has no recipient).
             var owner: String
+            enum CodingKeys: String, CodingKey, CaseIterable { case url, owner }
         }
 
         for dryRun in [false, true] {
@@ -23,6 +24,7 @@ extension GatewayApplication {
             let channel = dryRun ? "check" : "http"
 
             router.post("\(prefix)/messages") { request, context in
+                try services.refuseWhileDraining()
                 let token = try await services.authenticate(request, needs: "a sender token or an admin token")
                 let bytes = try await services.body(of: request, limit: maxMessageBytes)
                 try services.authorizeSubmission(token, message: bytes)
@@ -39,6 +41,7 @@ extension GatewayApplication {
             }
 
             router.post("\(prefix)/pages") { request, _ in
+                try services.refuseWhileDraining()
                 let token = try await services.authenticate(request, needs: "a sender token or an admin token")
                 let input = try await services.decode(PageSubmission.self, from: request)
                 guard let url = URL(string: input.url), url.scheme != nil, let host = url.host, !host.isEmpty else {
@@ -58,6 +61,12 @@ extension GatewayApplication {
 }
 
 extension GatewayServices {
+    /// During a graceful stop a submission that arrives is refused with 503 and Retry-After (one that arrived before
+    /// it finishes): the client or its load balancer sends it to another node, or again later.
+    func refuseWhileDraining() throws {
+        if lifecycle.isDraining { throw APIError.shuttingDown }
+    }
+
     /// An admin may submit anything; a sender token only documents from its domain or below (the From domain of
     /// an email; a page's host). Admission still decides on DKIM or HTTPS: the token says who calls, not what is
     /// trusted.

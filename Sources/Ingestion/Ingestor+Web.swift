@@ -36,10 +36,11 @@ extension Ingestor {
                 maximumRedirects: web.maxRedirects),
             allowingUnverifiedSources: flags.contains(.allowUnverifiedSources),
             isHostAllowed: { host in
+                // A name that is no valid domain (a look-alike, even as A-labels; an IP address) is no registered
+                // domain's, and allow-any-domain lifts the registry check only, not this one.
+                guard let domain = try? DomainName(normalizing: host) else { return false }
                 if allowAnyDomain { return true }
-                guard let domain = try? DomainName(normalizing: host),
-                    let entry = try? await registry.entry(covering: domain)
-                else { return false }
+                guard let entry = try? await registry.entry(covering: domain) else { return false }
                 return entry.status == .approved
             })
         return try PageFetcher(configuration: configuration)
@@ -70,7 +71,17 @@ extension Ingestor {
         let graph = await extract(page.body, kind: .html, diagnostics: &diagnostics)
         diagnostics += graph.diagnostics.filter { $0.severity == .error }.map { "\($0.code)\($0.path.isEmpty ? "" : " \($0.path)")" }
         let resolutions = Array(resolver.resolve(graph).prefix(environment.policy.limits.maxReservationsPerDocument))
-        let host = (try? DomainName(normalizing: page.finalURL.host ?? "")) ?? DomainName(trustedASCII: page.finalURL.host ?? "")
+        // The page's host is checked as a registered domain's name is: a look-alike (also as A-labels) or an IP
+        // address is refused with the registry's code, whatever the flags.
+        let host: DomainName
+        do {
+            host = try DomainName(normalizing: page.finalURL.host ?? "")
+        } catch {
+            return try await refuse(
+                source: page.finalURL.absoluteString, channel: .web, codes: [error.code.description],
+                contentHash: ContentHash.sha256Hex(page.body), owners: owners, dryRun: dryRun, spoolID: nil,
+                sourceDomain: page.finalURL.host?.lowercased(), diagnostics: [error.description])
+        }
         let registration = try await registry.entry(covering: host)
         // The source recorded: the final URL and the certificate that vouched for it — or, under
         // allow-unverified-sources, the one the server presented, marked as not verified so the

@@ -9,6 +9,7 @@ struct Gateway: AsyncParsableCommand {
         abstract: "Admits schema.org reservation markup only from trusted, registered sources.",
         discussion: """
             Emails must carry a valid DKIM signature from the sending domain; pages must be fetched over HTTPS.
+
             Exit status: 0 on success, 1 when the input was refused or did not pass, 2 for usage errors.
             """,
         subcommands: [

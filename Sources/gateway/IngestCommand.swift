@@ -1,4 +1,5 @@
 import ArgumentParser
+import DKIM
 import Foundation
 import Ingestion
 import Store
@@ -16,10 +17,11 @@ struct IngestCommand: AsyncParsableCommand {
             commandName: "url",
             abstract: "Fetch a booking page over HTTPS and ingest its markup.",
             discussion: """
-                The gateway fetches the page itself: https only (http only under allow-unverified-sources), a
-                certificate that validates for the host (the system trust store plus the policy's bundles), redirects
-                only to https URLs on registered domains (at most five), a public address, size and time limits, HTML
+                The gateway fetches the page itself: https only (http only under allow-unverified-sources), a \
+                certificate that validates for the host (the system trust store plus the policy's bundles), redirects \
+                only to https URLs on registered domains (at most five), a public address, size and time limits, HTML \
                 only. The page's host must be registered and approved (or allow-any-domain on).
+
                 Exit status: 0 when admitted, 1 when refused.
                 """
         )
@@ -48,8 +50,9 @@ struct IngestCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Ingest emails: DKIM, alignment, registry, markup, then the store.",
             discussion: """
-                Prints, per reservation: created, updated, unchanged, stale, cancelled, or rejected with its codes.
+                Prints, per reservation: created, updated, unchanged, stale, cancelled, or rejected with its codes. \
                 A DKIM lookup that fails for now (temperror) defers the message to the spool for `gateway retry`.
+
                 Exit status: 0 when every message was admitted (or deferred), 1 when any was refused.
                 """
         )
@@ -76,6 +79,11 @@ struct IngestCommand: AsyncParsableCommand {
                     counts[report.verdict.rawValue, default: 0] += 1
                     for item in report.items { counts[item.outcome, default: 0] += 1 }
                     if json { try Terminal.json(report) } else { ReportPrinter.print(report) }
+                    if let hint = await resolver.keysHint(
+                        forMessageAt: file, keyNotFound: report.codes.contains(DKIMError.Code.keyNotFound.description))
+                    {
+                        Terminal.error(hint)
+                    }
                     if !json && files.count >= 50 && (index + 1) % 50 == 0 {
                         Terminal.error("\(index + 1) of \(files.count) messages…", prefixed: false)
                     }
@@ -120,6 +128,11 @@ struct CheckCommand: AsyncParsableCommand {
             return try await ingestor.ingestEmail(try Terminal.read(file), source: file, owners: owners, dryRun: true)
         }
         if json { try Terminal.json(report) } else { ReportPrinter.print(report) }
+        if let hint = await resolver.keysHint(
+            forMessageAt: file, keyNotFound: report.codes.contains(DKIMError.Code.keyNotFound.description))
+        {
+            Terminal.error(hint)
+        }
         if report.verdict != .admitted { throw ExitCode(1) }
     }
 }

@@ -13,8 +13,9 @@ struct ServeCommand: AsyncParsableCommand {
         commandName: "serve",
         abstract: "Run the gateway as a service: the HTTP API, the LMTP listener, calendar feeds and metrics.",
         discussion: """
-            Stops gracefully on SIGTERM or SIGINT: new connections are refused and work in flight finishes.
-            The first admin token comes from GATEWAY_ADMIN_TOKEN, or is generated at first start and printed once.
+            Stops gracefully on SIGTERM or SIGINT: LMTP stops taking connections at once; the HTTP API answers \
+            /readyz with 503 and refuses new submissions while work in flight finishes, then closes. \
+            The first admin token comes from GATEWAY_ADMIN_TOKEN, or is generated at first start and printed once. \
             The API is described at /openapi.yaml.
             """
     )

@@ -14,7 +14,10 @@ struct LogCommand: AsyncParsableCommand {
     )
 
     @Option(help: "Only attempts from this domain and its subdomains.") var domain: String?
-    @Option(help: ArgumentHelp("Only attempts since this time (ISO 8601) or this long ago (2h, 7d).", valueName: "TIME"))
+    @Option(
+        help: ArgumentHelp(
+            "Only attempts since TIME: an ISO 8601 time with its zone (2026-11-21T08:00:00Z, 2026-11-21T09:00:00+01:00) or a duration ago, a number with s, m, h or d (90s, 30m, 2h, 7d).",
+            valueName: "TIME"))
     var since: String?
     @Option(help: "At most this many entries (the latest).") var limit = 100
     @Flag(help: "Keep printing new entries as they come.") var follow = false
@@ -22,7 +25,10 @@ struct LogCommand: AsyncParsableCommand {
     @OptionGroup var state: StateOptions
 
     func validate() throws {
-        if let since, parseSince(since) == nil { throw ValidationError("--since takes an ISO 8601 time or a duration such as 2h") }
+        if let since, parseSince(since) == nil {
+            throw ValidationError(
+                "--since takes an ISO 8601 time with its zone (2026-11-21T08:00:00Z) or a duration ago: a number with s, m, h or d (30m, 2h, 7d); '\(since)' is neither")
+        }
     }
 
     func run() async throws {

@@ -55,5 +55,9 @@ struct ExampleConfigurationTests {
         let configuration = try ServerConfiguration.load(path: path)
         #expect(configuration.http == .init(host: "127.0.0.1", port: 8080))
         #expect(configuration.maxQueuedIngestions == 512)
+        // The example lists every setting with its default.
+        #expect(configuration == ServerConfiguration())
+        #expect(configuration.requestHeaderTimeoutSeconds == 5)
+        #expect(configuration.maxConnectionsPerClient == 64)
     }
 }

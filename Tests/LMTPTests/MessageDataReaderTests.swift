@@ -25,8 +25,11 @@ struct MessageDataReaderTests {
         ("..\r\n.\r\n", ".\r\n"),
         ("..leading dot\r\n...two\r\n.\r\n", ".leading dot\r\n..two\r\n"),
         (".unstuffed by a careless client\r\n.\r\n", "unstuffed by a careless client\r\n"),
-        ("bare\nLF\n.\n", "bare\r\nLF\r\n"),
-        ("mixed\r\nends\n.\r\n", "mixed\r\nends\r\n"),
+        // Only CRLF ends a line: bare LF and CR are content, kept as received, and a dot after them is content too.
+        ("bare\nLF\n.\n\r\n.\r\n", "bare\nLF\n.\n\r\n"),
+        ("mixed\r\nends\n.\r\n.\r\n", "mixed\r\nends\n.\r\n"),
+        ("x\r\n.\nMAIL FROM:<a@b>\r\n.\r\n", "x\r\n\nMAIL FROM:<a@b>\r\n"),
+        ("x\r.\r\n.\r\n", "x\r.\r\n"),
         ("a lone\rCR\r\n.\r\n", "a lone\rCR\r\n"),
         ("not . the end\r\n .\r\n.\r\n", "not . the end\r\n .\r\n"),
         ("\r\n.\r\n", "\r\n"),
@@ -68,11 +71,15 @@ struct MessageDataReaderTests {
         #expect(message == (limit < 9 ? [] : "0123456\r\n".bytes))
     }
 
-    @Test func overTheLimitByLineEndConversion() {
-        // 4 input octets "a\nb\n" become 6 after CRLF conversion.
-        let (_, _, reader) = read("a\nb\n.\n".bytes, chunk: 100, limit: 5)
-        #expect(reader.isFinished)
-        #expect(reader.isOverLimit)
+    /// RFC 5321 §4.1.1.4: `<LF>.<LF>`, `<LF>.<CRLF>` and `<CRLF>.<LF>` do not end the data (SMTP smuggling).
+    @Test(arguments: ["a\n.\n", "a\n.\r\n", "a\r\n.\n", "a\r.\r", "a\r\n.\r", "a\n\r.\r\n", ".\n"])
+    func bareLineEndsNeverEndTheData(input: String) {
+        for chunk in 1...input.utf8.count {
+            let (message, consumed, reader) = read(input.bytes, chunk: chunk)
+            #expect(!reader.isFinished, "chunk \(chunk)")
+            #expect(consumed == input.utf8.count, "chunk \(chunk)")
+            #expect(message.count <= input.utf8.count, "chunk \(chunk)")
+        }
     }
 
     @Test func randomInputNeverCrashesAndIsBounded() {
