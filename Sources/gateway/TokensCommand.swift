@@ -29,11 +29,13 @@ struct TokensCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let authority = TokenAuthority(store: try state.openStore())
             let role = AccessToken.Role(rawValue: role)!
             do {
-                let subject = try await authority.subject(for: role, subject ?? "")
-                let issued = try await authority.issue(role: role, subject: subject, label: label, by: currentActor)
+                let (subject, issued) = try await state.withStore { store in
+                    let authority = TokenAuthority(store: store)
+                    let subject = try await authority.subject(for: role, self.subject ?? "")
+                    return (subject, try await authority.issue(role: role, subject: subject, label: label, by: currentActor))
+                }
                 if json {
                     struct Issued: Encodable { var token: AccessToken; var secret: String }
                     return try Terminal.json(Issued(token: issued.token, secret: issued.secret))
@@ -58,7 +60,7 @@ struct TokensCommand: AsyncParsableCommand {
                 guard let parsed = AccessToken.Role(rawValue: role) else { throw ValidationError("--role is admin, sender or owner") }
                 filter = parsed
             }
-            let tokens = try await state.openStore().tokens(role: filter)
+            let tokens = try await state.withStore { try await $0.tokens(role: filter) }
             if json { return try Terminal.json(tokens) }
             for token in tokens {
                 var line = "#\(token.id) \(token.role.rawValue.padding(toLength: 6, withPad: " ", startingAt: 0)) \(token.subject)"
@@ -77,7 +79,7 @@ struct TokensCommand: AsyncParsableCommand {
         @OptionGroup var state: StateOptions
 
         func run() async throws {
-            guard try await state.openStore().revokeToken(id: id) else {
+            guard try await state.withStore({ try await $0.revokeToken(id: id) }) else {
                 throw CommandFailure(message: "no unrevoked token #\(id)")
             }
             Terminal.line("token #\(id) revoked")

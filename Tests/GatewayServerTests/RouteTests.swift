@@ -4,6 +4,7 @@ import Ingestion
 import Hummingbird
 import HummingbirdTesting
 import Sandbox
+import SQLiteStore
 import Store
 import Testing
 
@@ -73,7 +74,7 @@ struct RouteTests {
             #expect(admitted.object["dkim"] as? String == "pass")
             #expect(admitted.object["channel"] as? String == "http")
             let stored = try await fixture.store.listAll(limit: 100)
-            #expect(Set(stored.map(\.owner)) == [Self.eva, Self.tom])
+            #expect(Set(stored.map(\.owner.address)) == [Self.eva, Self.tom])
             #expect(stored.allSatisfy { $0.sourceDomain == "skyways.example" && $0.version == 1 })
 
             // The same message again changes nothing.
@@ -122,7 +123,7 @@ struct RouteTests {
             #expect(try await client.call(.get, "/v1/reservations?owner=\(Self.tom)", token: eva).status == .forbidden)
 
             // Another owner's record is "not found", as if it did not exist.
-            let toms = try await fixture.store.list(owner: Self.tom)
+            let toms = try await fixture.store.list(owner: OwnerAddress(Self.tom)!)
             let tomsID = try #require(toms.first?.id)
             #expect(try await client.call(.get, "/v1/reservations/\(tomsID)", token: eva).status == .notFound)
             let evasID = try #require(mine.array.first?["id"] as? Int)
