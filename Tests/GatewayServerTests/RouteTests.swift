@@ -77,6 +77,14 @@ struct RouteTests {
             #expect(Set(stored.map(\.owner.address)) == [Self.eva, Self.tom])
             #expect(stored.allSatisfy { $0.sourceDomain == "skyways.example" && $0.version == 1 })
 
+            // The log names the owners as addresses, and the owner of each item's outcome (issue 13).
+            let logged = try #require(
+                (try await client.call(.get, "/v1/log", token: skyways).object["entries"] as? [[String: Any]])?.last)
+            #expect(Set(logged["owners"] as? [String] ?? []) == [Self.eva, Self.tom])
+            let outcomes = try #require(logged["reservations"] as? [[String: Any]])
+            #expect(Set(outcomes.compactMap { $0["owner"] as? String }) == [Self.eva, Self.tom])
+            #expect(outcomes.count == stored.count && outcomes.allSatisfy { $0["owner"] is String })
+
             // The same message again changes nothing.
             let again = try await client.call(.post, "/v1/messages", token: skyways, body: flight)
             #expect((again.object["items"] as? [[String: Any]])?.allSatisfy { $0["outcome"] as? String == "unchanged" } == true)
