@@ -11,7 +11,7 @@ extension PostgresStore {
         _ operation: String, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
         guard !closed.load(ordering: .relaxed) else {
-            throw StoreError(code: .io, reason: "\(operation) on \(settings) failed: the store was closed")
+            throw StoreError(code: .io, reason: "\(settings): \(operation) failed: the store was closed")
         }
         let client = self.client
         do {
@@ -94,9 +94,9 @@ extension PostgresStore {
             if error is IOError || error is ChannelError {
                 return StoreError(
                     code: .unavailable,
-                    reason: "\(operation) on \(settings) failed: \(error); check that the server runs and listens there")
+                    reason: "\(settings): \(operation) failed: \(error); check that the server runs and listens there")
             }
-            return StoreError(code: .io, reason: "\(operation) on \(settings) failed: \(type(of: error))")
+            return StoreError(code: .io, reason: "\(settings): \(operation) failed: \(type(of: error))")
         }
         if let state = psql.serverInfo?[.sqlState] {
             let message = psql.serverInfo?[.message] ?? "no message"
@@ -113,7 +113,7 @@ extension PostgresStore {
                 default: (.io, "check the server's log")
                 }
             return StoreError(
-                code: code, reason: "\(operation) on \(settings) failed: PostgreSQL error \(state): \(message); \(advice)")
+                code: code, reason: "\(settings): \(operation) failed: PostgreSQL error \(state): \(message); \(advice)")
         }
         switch psql.code {
         case .connectionError, .serverClosedConnection, .clientClosedConnection, .poolClosed, .uncleanShutdown:
@@ -121,20 +121,20 @@ extension PostgresStore {
             return StoreError(
                 code: .unavailable,
                 reason:
-                    "\(operation) on \(settings) failed: no connection\(underlying); check that the server runs and "
+                    "\(settings): \(operation) failed: no connection\(underlying); check that the server runs and "
                     + "accepts connections there")
         case .sslUnsupported:
             return StoreError(
                 code: .openFailed,
-                reason: "\(operation) on \(settings) failed: the server does not offer TLS; use sslmode=prefer or disable")
+                reason: "\(settings): \(operation) failed: the server does not offer TLS; use sslmode=prefer or disable")
         case .authMechanismRequiresPassword, .unsupportedAuthMechanism, .saslError:
             return StoreError(
                 code: .openFailed,
-                reason: "\(operation) on \(settings) failed: \(psql.code); give the password in the URL or PGPASSWORD")
+                reason: "\(settings): \(operation) failed: \(psql.code); give the password in the URL or PGPASSWORD")
         case .failedToAddSSLHandler:
-            return StoreError(code: .openFailed, reason: "\(operation) on \(settings) failed: TLS could not be set up")
+            return StoreError(code: .openFailed, reason: "\(settings): \(operation) failed: TLS could not be set up")
         default:
-            return StoreError(code: .io, reason: "\(operation) on \(settings) failed: \(psql.code)")
+            return StoreError(code: .io, reason: "\(settings): \(operation) failed: \(psql.code)")
         }
     }
 
@@ -154,7 +154,7 @@ extension PostgresStore {
                 throw StoreError(
                     code: .unavailable,
                     reason:
-                        "\(operation) on \(settings) did not finish within \(timeout); check that the server runs and "
+                        "\(settings): \(operation) did not finish within \(timeout); check that the server runs and "
                         + "answers")
             }
             return value

@@ -55,7 +55,12 @@ enum Terminal {
     }
 
     static func write(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
+        do {
+            try FileHandle.standardOutput.write(contentsOf: Data(text.utf8))
+        } catch {
+            // The reader went away (`gateway reservations list | head`): stop quietly, as a closed pipe asks.
+            Foundation.exit(0)
+        }
     }
 
     static func line(_ text: String = "") {
