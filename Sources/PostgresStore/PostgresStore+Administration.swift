@@ -5,20 +5,6 @@ package import Store
 
 /// `gateway store status`, `migrate` and `copy` on PostgreSQL.
 extension PostgresStore {
-    static func tableName(_ table: StoreTable) -> String {
-        switch table {
-        case .reservations: "reservation"
-        case .reservationHistory: "reservation_history"
-        case .decisionLog: "decision_log"
-        case .registeredDomains: "registered_domain"
-        case .domainChanges: "registered_domain_change"
-        case .flags: "developer_flag"
-        case .flagChanges: "developer_flag_change"
-        case .spooledMessages: "spooled_message"
-        case .tokens: "access_token"
-        }
-    }
-
     package func status() async throws -> StoreStatus {
         let logger = self.logger
         let settings = self.settings
@@ -30,7 +16,7 @@ extension PostgresStore {
             if pending.isEmpty {
                 for table in StoreTable.allCases {
                     let rows = try await Self.rows(
-                        "SELECT count(*) FROM \(unescaped: Self.tableName(table))", on: connection, logger: logger)
+                        "SELECT count(*) FROM \(unescaped: StoreSQLNames.table(table))", on: connection, logger: logger)
                     counts[table] = Int(try rows.first.map { try Cells($0)(0, as: Int64.self) } ?? 0)
                 }
             }
@@ -54,7 +40,7 @@ extension PostgresStore {
         return try await withConnection("emptiness check") { connection in
             for table in StoreTable.allCases {
                 let rows = try await Self.rows(
-                    "SELECT EXISTS (SELECT 1 FROM \(unescaped: Self.tableName(table)))", on: connection, logger: logger)
+                    "SELECT EXISTS (SELECT 1 FROM \(unescaped: StoreSQLNames.table(table)))", on: connection, logger: logger)
                 if try rows.first.map({ try Cells($0)(0, as: Bool.self) }) == true { return false }
             }
             return true
@@ -72,13 +58,13 @@ extension PostgresStore {
             case .reservations:
                 return try await Self.rows(
                     """
-                    SELECT \(unescaped: Self.reservationColumns) FROM reservation WHERE id > \(id) ORDER BY id LIMIT \(limit)
+                    SELECT \(unescaped: StoreSQLNames.reservationColumns) FROM reservation WHERE id > \(id) ORDER BY id LIMIT \(limit)
                     """, on: connection, logger: logger
                 ).map { .reservation(try Self.storedReservation($0)) }
             case .reservationHistory:
                 return try await Self.rows(
                     """
-                    SELECT \(unescaped: Self.historyColumns) FROM reservation_history
+                    SELECT \(unescaped: StoreSQLNames.historyColumns) FROM reservation_history
                     WHERE (reservation_id, version) > (\(historyID), \(version))
                     ORDER BY reservation_id, version LIMIT \(limit)
                     """, on: connection, logger: logger
@@ -146,7 +132,7 @@ extension PostgresStore {
         let logger = self.logger
         try await withConnection("import") { connection in
             for table in [StoreTable.reservations, .decisionLog, .domainChanges, .flagChanges, .spooledMessages, .tokens] {
-                let name = Self.tableName(table)
+                let name = StoreSQLNames.table(table)
                 try await connection.query(
                     """
                     SELECT setval(pg_get_serial_sequence('\(unescaped: name)', 'id'),

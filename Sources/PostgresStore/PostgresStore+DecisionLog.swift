@@ -15,10 +15,7 @@ extension PostgresStore {
     package func entries(domain: String?, since: Date?, afterID: Int64?, limit: Int) async throws -> [DecisionLogEntry] {
         // The domain and every domain below it: a registration covers its subdomains.
         let normalized = domain.map(StoreNames.domain)
-        let pattern = normalized.map {
-            "%." + $0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
-                .replacingOccurrences(of: "_", with: "\\_")
-        }
+        let pattern = normalized.map(StoreNames.subdomainPattern)
         let sinceTime = since.map(StoreTime.milliseconds)
         let limit = StoreLimits.clamp(limit)
         let logger = self.logger
@@ -46,14 +43,6 @@ extension PostgresStore {
         let request = IngestionRequest(reservations: reservations, decision: decision, spoolID: spoolID, now: self.now())
         // Concurrent ingestions share a commit (and its WAL flush); see GroupCommit.
         return try await groupCommit.run(request) { try await writeIngestions($0) }
-    }
-
-    /// One `ingest` call's work, checked and stamped before it queues.
-    struct IngestionRequest: Sendable {
-        var reservations: [IncomingReservation]
-        var decision: DecisionLogEntry
-        var spoolID: Int64?
-        var now: Date
     }
 
     /// Writes `requests` in one transaction, each in a savepoint of its own: a request that fails rolls back its own

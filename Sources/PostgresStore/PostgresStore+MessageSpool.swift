@@ -4,23 +4,12 @@ internal import PostgresNIO
 package import Store
 
 extension PostgresStore {
-    /// One `spool` call's row, checked and stamped before it queues.
-    struct SpoolRequest: Sendable {
-        var message: Data
-        var channel: IngestionChannel
-        var owner: OwnerAddress?
-        var reasonCode: String
-        var nextAttemptAt: Int64
-        var now: Int64
-    }
-
     package func spool(
         _ message: Data, channel: IngestionChannel, owner: OwnerAddress?, reasonCode: String, nextAttemptAt: Date
     ) async throws -> SpooledMessage {
-        try limits.validateSpooled(message.count, reasonCode: reasonCode)
-        let request = SpoolRequest(
-            message: message, channel: channel, owner: owner, reasonCode: reasonCode,
-            nextAttemptAt: StoreTime.milliseconds(nextAttemptAt), now: StoreTime.milliseconds(self.now()))
+        let request = try SpoolRequest(
+            message, channel: channel, owner: owner, reasonCode: reasonCode, nextAttemptAt: nextAttemptAt,
+            now: self.now(), limits: limits)
         let logger = self.logger
         // Concurrent deliveries share a commit (and its WAL flush); see GroupCommit.
         return try await spoolCommit.run(request) { requests in
@@ -34,10 +23,7 @@ extension PostgresStore {
                     RETURNING id
                     """, on: connection, logger: logger)
                 guard let row = rows.first else { throw StoreError(code: .io, reason: "spooling stored nothing; retry") }
-                return SpooledMessage(
-                    id: try Cells(row)(0), bytes: request.message, channel: request.channel, owner: request.owner,
-                    reasonCode: request.reasonCode, attempts: 0, nextAttemptAt: StoreTime.date(request.nextAttemptAt),
-                    createdAt: StoreTime.date(request.now), updatedAt: StoreTime.date(request.now))
+                return request.spooled(id: try Cells(row)(0))
             }
         }
     }

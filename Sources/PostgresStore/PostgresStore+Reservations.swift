@@ -22,7 +22,7 @@ extension PostgresStore {
         let logger = self.logger
         return try await withConnection("reservation lookup") { connection in
             try await Self.rows(
-                "SELECT \(unescaped: Self.reservationColumns) FROM reservation WHERE id = \(id)", on: connection,
+                "SELECT \(unescaped: StoreSQLNames.reservationColumns) FROM reservation WHERE id = \(id)", on: connection,
                 logger: logger
             ).first.map(Self.storedReservation)
         }
@@ -37,7 +37,7 @@ extension PostgresStore {
         return try await withConnection("reservation lookup") { connection in
             try await Self.rows(
                 """
-                SELECT \(unescaped: Self.reservationColumns) FROM reservation
+                SELECT \(unescaped: StoreSQLNames.reservationColumns) FROM reservation
                 WHERE owner = \(owner.address) AND container_reference = \(containerReference)
                     AND (\(domain)::text IS NULL OR source_domain = \(domain))
                     AND (cardinality(\(itemReferences)::text[]) = 0 OR item_reference = ANY(\(itemReferences)::text[]))
@@ -51,7 +51,7 @@ extension PostgresStore {
         let logger = self.logger
         return try await withConnection("reservation list") { connection in
             try await Self.rows(
-                "SELECT \(unescaped: Self.reservationColumns) FROM reservation WHERE owner = \(owner.address) ORDER BY id",
+                "SELECT \(unescaped: StoreSQLNames.reservationColumns) FROM reservation WHERE owner = \(owner.address) ORDER BY id",
                 on: connection, logger: logger
             ).map(Self.storedReservation)
         }
@@ -61,7 +61,7 @@ extension PostgresStore {
         let logger = self.logger
         return try await withConnection("reservation list") { connection in
             try await Self.rows(
-                "SELECT \(unescaped: Self.reservationColumns) FROM reservation ORDER BY id LIMIT \(max(0, limit))",
+                "SELECT \(unescaped: StoreSQLNames.reservationColumns) FROM reservation ORDER BY id LIMIT \(max(0, limit))",
                 on: connection, logger: logger
             ).map(Self.storedReservation)
         }
@@ -74,13 +74,13 @@ extension PostgresStore {
             try await connection.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger)
             guard
                 let current = try await Self.rows(
-                    "SELECT \(unescaped: Self.reservationColumns) FROM reservation WHERE id = \(id)", on: connection,
+                    "SELECT \(unescaped: StoreSQLNames.reservationColumns) FROM reservation WHERE id = \(id)", on: connection,
                     logger: logger
                 ).first.map(Self.storedReservation)
             else { return [] }
             let earlier = try await Self.rows(
                 """
-                SELECT \(unescaped: Self.historyColumns) FROM reservation_history
+                SELECT \(unescaped: StoreSQLNames.historyColumns) FROM reservation_history
                 WHERE reservation_id = \(id) ORDER BY version
                 """, on: connection, logger: logger
             ).map(Self.historyEntry)
@@ -97,7 +97,7 @@ extension PostgresStore {
         let reads = ReservationLifecycle.reads(for: item)
         let records = try await rows(
             """
-            SELECT \(unescaped: versionColumns) FROM reservation
+            SELECT \(unescaped: StoreSQLNames.versionColumns) FROM reservation
             WHERE owner = \(reads.owner.address) AND source_domain = \(reads.sourceDomain)
                 AND (item_reference = \(reads.itemReference)
                     OR (container_reference = \(reads.containerReference)
@@ -162,22 +162,7 @@ extension PostgresStore {
 
     // MARK: - Rows
 
-    static let reservationColumns = """
-        id, owner, source_domain, item_reference, container_reference, status, is_minimal_cancellation,
-        sender_time, sender_time_source, kind, payload, flags, source, version, created_at, updated_at, cancelled_at
-        """
-
-    static let versionColumns = """
-        id, item_reference, version, container_reference, status, is_minimal_cancellation, sender_time,
-        sender_time_source, kind, payload, flags, source, cancelled_at
-        """
-
-    static let historyColumns = """
-        reservation_id, version, container_reference, status, is_minimal_cancellation, sender_time,
-        sender_time_source, kind, payload, flags, source, recorded_at, cancelled_at
-        """
-
-    /// The content columns from `index` on, in the order of the column lists above.
+    /// The content columns from `index` on, in the order of ``StoreSQLNames``'s column lists.
     static func content(_ cells: Cells, from index: Int) throws -> ReservationContent {
         var senderTime: SenderTime? = nil
         if let milliseconds = try cells(index + 3, as: Int64?.self) {

@@ -4,21 +4,6 @@ package import Store
 
 /// `gateway store status`, `migrate` and `copy` on SQLite.
 extension SQLiteStore {
-    /// The table behind each part of the store.
-    static func tableName(_ table: StoreTable) -> String {
-        switch table {
-        case .reservations: "reservation"
-        case .reservationHistory: "reservation_history"
-        case .decisionLog: "decision_log"
-        case .registeredDomains: "registered_domain"
-        case .domainChanges: "registered_domain_change"
-        case .flags: "developer_flag"
-        case .flagChanges: "developer_flag_change"
-        case .spooledMessages: "spooled_message"
-        case .tokens: "access_token"
-        }
-    }
-
     package func status() async throws -> StoreStatus {
         try await reading("status") { db in
             let applied = try db.tableExists("grdb_migrations")
@@ -27,7 +12,7 @@ extension SQLiteStore {
             var counts: [StoreTable: Int] = [:]
             if pending.isEmpty {
                 for table in StoreTable.allCases {
-                    counts[table] = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(Self.tableName(table))") ?? 0
+                    counts[table] = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(StoreSQLNames.table(table))") ?? 0
                 }
             }
             return StoreStatus(
@@ -47,7 +32,7 @@ extension SQLiteStore {
     package func isEmpty() async throws -> Bool {
         try await reading("emptiness check") { db in
             for table in StoreTable.allCases {
-                if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(Self.tableName(table)))") == true {
+                if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(StoreSQLNames.table(table)))") == true {
                     return false
                 }
             }
@@ -60,7 +45,7 @@ extension SQLiteStore {
             switch table {
             case .reservations:
                 return try Row.fetchAll(
-                    db, sql: "SELECT \(Self.reservationColumns) FROM reservation WHERE id > ? ORDER BY id LIMIT ?",
+                    db, sql: "SELECT \(StoreSQLNames.reservationColumns) FROM reservation WHERE id > ? ORDER BY id LIMIT ?",
                     arguments: [cursor?.id ?? 0, limit]
                 ).map { .reservation(try Self.storedReservation($0)) }
             case .reservationHistory:
@@ -68,7 +53,7 @@ extension SQLiteStore {
                 return try Row.fetchAll(
                     db,
                     sql: """
-                        SELECT \(Self.historyColumns) FROM reservation_history
+                        SELECT \(StoreSQLNames.historyColumns) FROM reservation_history
                         WHERE reservation_id > ? OR (reservation_id = ? AND version > ?)
                         ORDER BY reservation_id, version LIMIT ?
                         """,

@@ -16,10 +16,8 @@ extension SQLiteStore {
         if let domain {
             // The domain and every domain below it: a registration covers its subdomains.
             let normalized = StoreNames.domain(domain)
-            let escaped = normalized.replacingOccurrences(of: "\\", with: "\\\\")
-                .replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
             conditions.append("(source_domain = ? OR source_domain LIKE ? ESCAPE '\\')")
-            _ = arguments.append(contentsOf: [normalized, "%." + escaped])
+            _ = arguments.append(contentsOf: [normalized, StoreNames.subdomainPattern(of: normalized)])
         }
         if let since {
             conditions.append("time >= ?")

@@ -3,24 +3,6 @@ internal import GRDB
 internal import Store
 
 extension SQLiteStore {
-    /// One `ingest` call's work, checked and stamped before it queues.
-    struct IngestionRequest: Sendable {
-        var reservations: [IncomingReservation]
-        var decision: DecisionLogEntry
-        var spoolID: Int64?
-        var now: Date
-    }
-
-    /// One `spool` call's row, checked and stamped before it queues.
-    struct SpoolRequest: Sendable {
-        var message: Data
-        var channel: IngestionChannel
-        var owner: OwnerAddress?
-        var reasonCode: String
-        var nextAttemptAt: Int64
-        var now: Int64
-    }
-
     /// Writes `requests` in one transaction, each by `write` in a savepoint of its own (see ``GroupCommit``): a
     /// request that fails rolls back its own rows only.
     func writeBatch<Request: Sendable, Output: Sendable>(
@@ -80,9 +62,6 @@ extension SQLiteStore {
             request.message, request.channel.rawValue, request.owner?.address ?? "", request.reasonCode, request.nextAttemptAt,
             request.now, request.now,
         ])
-        return SpooledMessage(
-            id: db.lastInsertedRowID, bytes: request.message, channel: request.channel, owner: request.owner,
-            reasonCode: request.reasonCode, attempts: 0, nextAttemptAt: StoreTime.date(request.nextAttemptAt),
-            createdAt: StoreTime.date(request.now), updatedAt: StoreTime.date(request.now))
+        return request.spooled(id: db.lastInsertedRowID)
     }
 }

@@ -6,10 +6,9 @@ extension SQLiteStore {
     package func spool(
         _ message: Data, channel: IngestionChannel, owner: OwnerAddress?, reasonCode: String, nextAttemptAt: Date
     ) async throws -> SpooledMessage {
-        try limits.validateSpooled(message.count, reasonCode: reasonCode)
-        let request = SpoolRequest(
-            message: message, channel: channel, owner: owner, reasonCode: reasonCode,
-            nextAttemptAt: StoreTime.milliseconds(nextAttemptAt), now: StoreTime.milliseconds(self.now()))
+        let request = try SpoolRequest(
+            message, channel: channel, owner: owner, reasonCode: reasonCode, nextAttemptAt: nextAttemptAt,
+            now: self.now(), limits: limits)
         // Concurrent deliveries share a commit (and its fsync); see GroupCommit.
         return try await spoolCommit.run(request) { try await writeSpooled($0) }
     }

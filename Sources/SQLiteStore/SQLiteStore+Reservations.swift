@@ -14,7 +14,7 @@ extension SQLiteStore {
     package func reservation(id: Int64) async throws -> StoredReservation? {
         try await reading("reservation lookup") { db in
             try Row.fetchOne(
-                db.cachedStatement(sql: "SELECT \(Self.reservationColumns) FROM reservation WHERE id = ?"),
+                db.cachedStatement(sql: "SELECT \(StoreSQLNames.reservationColumns) FROM reservation WHERE id = ?"),
                 arguments: [id]
             ).map(Self.storedReservation)
         }
@@ -24,7 +24,7 @@ extension SQLiteStore {
         containerReference: String, itemReferences: [String], owner: OwnerAddress, sourceDomain: String?
     ) async throws -> [StoredReservation] {
         try limits.validateLookup(itemReferences)
-        var sql = "SELECT \(Self.reservationColumns) FROM reservation WHERE owner = ? AND container_reference = ?"
+        var sql = "SELECT \(StoreSQLNames.reservationColumns) FROM reservation WHERE owner = ? AND container_reference = ?"
         var arguments: StatementArguments = [owner.address, containerReference]
         if let sourceDomain {
             sql += " AND source_domain = ?"
@@ -48,7 +48,7 @@ extension SQLiteStore {
         try await reading("reservation list") { db in
             try Row.fetchAll(
                 db.cachedStatement(
-                    sql: "SELECT \(Self.reservationColumns) FROM reservation WHERE owner = ? ORDER BY id"),
+                    sql: "SELECT \(StoreSQLNames.reservationColumns) FROM reservation WHERE owner = ? ORDER BY id"),
                 arguments: [owner.address]
             ).map(Self.storedReservation)
         }
@@ -57,7 +57,7 @@ extension SQLiteStore {
     package func listAll(limit: Int) async throws -> [StoredReservation] {
         try await reading("reservation list") { db in
             try Row.fetchAll(
-                db.cachedStatement(sql: "SELECT \(Self.reservationColumns) FROM reservation ORDER BY id LIMIT ?"),
+                db.cachedStatement(sql: "SELECT \(StoreSQLNames.reservationColumns) FROM reservation ORDER BY id LIMIT ?"),
                 arguments: [limit]
             ).map(Self.storedReservation)
         }
@@ -67,13 +67,13 @@ extension SQLiteStore {
         try await reading("reservation history") { db in
             guard
                 let current = try Row.fetchOne(
-                    db.cachedStatement(sql: "SELECT \(Self.reservationColumns) FROM reservation WHERE id = ?"),
+                    db.cachedStatement(sql: "SELECT \(StoreSQLNames.reservationColumns) FROM reservation WHERE id = ?"),
                     arguments: [id]
                 ).map(Self.storedReservation)
             else { return [] }
             let earlier = try Row.fetchAll(
                 db.cachedStatement(
-                    sql: "SELECT \(Self.historyColumns) FROM reservation_history WHERE reservation_id = ? ORDER BY version"),
+                    sql: "SELECT \(StoreSQLNames.historyColumns) FROM reservation_history WHERE reservation_id = ? ORDER BY version"),
                 arguments: [id]
             ).map(Self.historyEntry)
             return earlier + [ReservationHistoryEntry(current: current)]
@@ -89,7 +89,7 @@ extension SQLiteStore {
         let records = try Row.fetchAll(
             db.cachedStatement(
                 sql: """
-                    SELECT \(versionColumns) FROM reservation
+                    SELECT \(StoreSQLNames.versionColumns) FROM reservation
                     WHERE owner = ? AND source_domain = ?
                         AND (item_reference = ? OR (container_reference = ? AND (? OR is_minimal_cancellation)))
                     """),
@@ -159,24 +159,8 @@ extension SQLiteStore {
 
     // MARK: - Rows
 
-    static let reservationColumns = """
-        id, owner, source_domain, item_reference, container_reference, status, is_minimal_cancellation,
-        sender_time, sender_time_source, kind, payload, flags, source, version, created_at, updated_at, cancelled_at
-        """
-
-    /// What the lifecycle needs of a stored record.
-    static let versionColumns = """
-        id, item_reference, version, container_reference, status, is_minimal_cancellation, sender_time,
-        sender_time_source, kind, payload, flags, source, cancelled_at
-        """
-
-    static let historyColumns = """
-        reservation_id, version, container_reference, status, is_minimal_cancellation, sender_time,
-        sender_time_source, kind, payload, flags, source, recorded_at, cancelled_at
-        """
-
-    /// The content columns, starting at `index`: container reference, status, minimal, sender time and its source,
-    /// kind, payload, flags, source.
+    /// The content columns, starting at `index` (``StoreSQLNames``'s column lists): container reference, status,
+    /// minimal, sender time and its source, kind, payload, flags, source.
     static func content(_ row: Row, from index: Int) throws -> ReservationContent {
         ReservationContent(
             containerReference: try column(row, index),

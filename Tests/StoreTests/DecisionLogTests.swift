@@ -77,7 +77,9 @@ struct DecisionLogTests {
             let domains = ["airline.example", "mail.airline.example", "badairline.example", "a_b.example", "mail.axb.example"]
             var ids: [String: Int64] = [:]
             for (hour, domain) in domains.enumerated() {
-                ids[domain] = try #require(try await store.append(Self.entry(hours: Double(hour), domain: domain)).id)
+                let stored = try await store.append(Self.entry(hours: Double(hour), domain: domain))
+                let id: Int64 = try #require(stored.id)
+                ids[domain] = id
             }
             let airline = try await store.entries(domain: "airline.example", since: nil, afterID: nil, limit: 100)
             #expect(airline.compactMap(\.id) == [ids["airline.example"], ids["mail.airline.example"]].compactMap { $0 })
