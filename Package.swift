@@ -207,7 +207,9 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(name: "ICalendarTests", dependencies: ["ICalendar", "Reservations", "Store"], swiftSettings: strictSettings),
-        .testTarget(name: "AdmissionTests", dependencies: ["Admission", "TestSupport"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "AdmissionTests", dependencies: ["Admission", "Store", "InMemoryStore", "TestSupport"],
+            swiftSettings: strictSettings),
         // One conformance suite over every backend (SQLite, a real PostgreSQL, in memory), plus what is only one
         // backend's (GRDB directly, to craft foreign and older SQLite databases).
         .testTarget(
