@@ -8,6 +8,7 @@ import MailMessage
 import Markup
 import Reservations
 import Sandbox
+import SQLiteStore
 import Store
 import Synchronization
 
@@ -109,7 +110,7 @@ struct IngestBenchmark {
             try await breakdown(
                 corpus, ingestor: ingestor, extractor: extractor.base, resolver: resolver, graphs: extractor.sample)
             await pool.shutdown()
-            try store.base.close()
+            try store.base.closeNow()
         }
     }
 
@@ -315,7 +316,7 @@ private struct TimedStore: GatewayStore {
     func reservation(id: Int64) async throws -> StoredReservation? {
         try await stopwatch.time { try await base.reservation(id: id) }
     }
-    func lookup(containerReference: String, itemReferences: [String], owner: String, sourceDomain: String?) async throws
+    func lookup(containerReference: String, itemReferences: [String], owner: OwnerAddress, sourceDomain: String?) async throws
         -> [StoredReservation]
     {
         try await stopwatch.time {
@@ -324,7 +325,7 @@ private struct TimedStore: GatewayStore {
                 sourceDomain: sourceDomain)
         }
     }
-    func list(owner: String) async throws -> [StoredReservation] {
+    func list(owner: OwnerAddress) async throws -> [StoredReservation] {
         try await stopwatch.time { try await base.list(owner: owner) }
     }
     func listAll(limit: Int) async throws -> [StoredReservation] {
@@ -365,7 +366,7 @@ private struct TimedStore: GatewayStore {
     func flagChanges(name: String?, limit: Int) async throws -> [FlagChange] {
         try await stopwatch.time { try await base.flagChanges(name: name, limit: limit) }
     }
-    func spool(_ message: Data, channel: IngestionChannel, owner: String, reasonCode: String, nextAttemptAt: Date)
+    func spool(_ message: Data, channel: IngestionChannel, owner: OwnerAddress?, reasonCode: String, nextAttemptAt: Date)
         async throws -> SpooledMessage
     {
         try await stopwatch.time {

@@ -3,6 +3,7 @@ import Glibc
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import SQLiteStore
 import Store
 
 /// `gateway serve` under load from this second process over loopback: the release server on a temp store, the
@@ -349,7 +350,7 @@ struct ServeBenchmark {
     /// Messages in the spool, read from the store file (the server is not running).
     private func spoolCount(storePath: String) async throws -> Int {
         let store = try SQLiteStore(path: storePath)
-        defer { try? store.close() }
+        defer { try? store.closeNow() }
         return try await store.spooledMessageCount()
     }
 

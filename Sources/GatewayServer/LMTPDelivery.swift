@@ -27,9 +27,7 @@ struct LMTPDelivery: LMTPDeliveryHandler {
     }
 
     func recipient(_ address: String, session: LMTPSession) async -> LMTPReply {
-        do {
-            try GatewayServices.validateOwner(address.lowercased(), at: "RCPT TO")
-        } catch {
+        guard OwnerAddress(address) != nil else {
             return LMTPReply(code: 550, enhancedCode: "5.1.3", text: "not a mailbox address an owner can have")
         }
         return LMTPReply(code: 250, enhancedCode: "2.1.5", text: "OK")
@@ -39,7 +37,9 @@ struct LMTPDelivery: LMTPDeliveryHandler {
         let replies = await withTaskGroup(of: (Int, LMTPReply).self) { group in
             for (index, recipient) in envelope.recipients.enumerated() {
                 group.addTask {
-                    (index, await deliver(envelope.message, to: recipient.lowercased(), session: envelope.session))
+                    // `recipient(_:session:)` accepted only owner addresses.
+                    guard let owner = OwnerAddress(recipient) else { return (index, Self.storeUnavailable) }
+                    return (index, await deliver(envelope.message, to: owner, session: envelope.session))
                 }
             }
             var replies = [LMTPReply](repeating: Self.storeUnavailable, count: envelope.recipients.count)
@@ -50,7 +50,7 @@ struct LMTPDelivery: LMTPDeliveryHandler {
         return replies
     }
 
-    private func deliver(_ message: [UInt8], to owner: String, session: LMTPSession) async -> LMTPReply {
+    private func deliver(_ message: [UInt8], to owner: OwnerAddress, session: LMTPSession) async -> LMTPReply {
         let environment = services.ingestor.environment
         let store = environment.store
         if services.gate.isFull { return Self.busy }

@@ -13,7 +13,8 @@ package struct IngestionReport: Sendable, Codable, Hashable {
         /// created, updated, unchanged, stale, cancelled, rejected, deferred — or, in a dry run, admissible.
         package var outcome: String
         package var version: Int?
-        package var owners: [String]
+        /// The owners it was admitted for.
+        package var owners: [OwnerAddress]
         package var codes: [String]
         /// The item's own warnings (aliases applied, zones inferred), for senders to converge on canonical markup.
         package var warnings: [String]
@@ -26,7 +27,8 @@ package struct IngestionReport: Sendable, Codable, Hashable {
     package var sourceDomain: String?
     package var dkim: String?
     package var flags: [String]
-    package var owners: [String]
+    /// Whose reservations these are, each a typed address.
+    package var owners: [OwnerAddress]
     package var items: [Item]
     /// Extraction problems for the document as a whole (broken JSON-LD, a sandbox timeout).
     package var diagnostics: [String]

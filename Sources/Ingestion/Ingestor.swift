@@ -54,12 +54,13 @@ package struct Ingestor: Sendable {
 
     /// Ingests one email.
     /// - Parameters:
-    ///   - owners: the owners given (`--owner`, RCPT TO); empty takes the signed To and Cc addresses.
+    ///   - owners: the owners given (`--owner`, RCPT TO), each a typed address; empty takes the signed To and Cc
+    ///     addresses.
     ///   - dryRun: decide and report, store and log nothing (`gateway check`).
     ///   - spoolID: the spool entry this is a retry of.
     /// - Throws: only the store's errors; every refusal is a report.
     package func ingestEmail(
-        _ bytes: [UInt8], source: String, owners: [String] = [], channel: IngestionChannel = .email,
+        _ bytes: [UInt8], source: String, owners: [OwnerAddress] = [], channel: IngestionChannel = .email,
         dryRun: Bool = false, spoolID: Int64? = nil
     ) async throws -> IngestionReport {
         let policy = environment.policy
@@ -76,7 +77,9 @@ package struct Ingestor: Sendable {
 
         // Authenticate.
         let verification = await verifier.verify(message)
-        let authentication = EmailAuthentication(message: message, verification: verification, publicSuffixes: environment.publicSuffixes)
+        let authentication = EmailAuthentication(
+            message: message, verification: verification, publicSuffixes: environment.publicSuffixes,
+            now: environment.now(), clockSkew: policy.dkim.clockSkewSeconds)
 
         // Extract, from the signed part only when l= leaves a tail unsigned.
         var diagnostics: [String] = []
@@ -125,7 +128,7 @@ package struct Ingestor: Sendable {
     /// transaction; a deferred message to the spool.
     func record(
         _ decision: AdmissionDecision, source: String, displaySource: String, channel: IngestionChannel, contentHash: String,
-        dkim: String?, diagnostics: [String], bytes: [UInt8], givenOwners: [String], dryRun: Bool, spoolID: Int64?
+        dkim: String?, diagnostics: [String], bytes: [UInt8], givenOwners: [OwnerAddress], dryRun: Bool, spoolID: Int64?
     ) async throws -> IngestionReport {
         let store = environment.store
         let flagNames = decision.flagsUsed.map(\.rawValue)
@@ -141,7 +144,7 @@ package struct Ingestor: Sendable {
         if !dryRun {
             var entry = DecisionLogEntry(
                 time: environment.now(), channel: channel, sourceDomain: decision.sourceDomain?.ascii, source: source,
-                owner: decision.owners.isEmpty ? nil : decision.owners.joined(separator: ","), contentHash: contentHash,
+                owners: decision.owners, contentHash: contentHash,
                 verdict: decision.verdict, codes: report.codes, flags: flagNames,
                 reservations: decision.items.filter { $0.admitted.isEmpty }.map {
                     ReservationOutcomeRecord(itemReference: $0.itemReference, outcome: nil, codes: $0.codes)
@@ -153,7 +156,7 @@ package struct Ingestor: Sendable {
                     _ = try await store.recordAttempt(id: spoolID, reasonCode: reason, nextAttemptAt: next)
                 } else {
                     // An empty owner means "the signed recipients", decided when the retry can verify.
-                    report.spoolID = try await store.spool(Data(bytes), channel: channel, owner: givenOwners.first ?? "", reasonCode: reason, nextAttemptAt: next).id
+                    report.spoolID = try await store.spool(Data(bytes), channel: channel, owner: givenOwners.first, reasonCode: reason, nextAttemptAt: next).id
                 }
                 entry = try await store.append(entry)
             } else {
@@ -188,7 +191,7 @@ package struct Ingestor: Sendable {
     /// A document refused before authentication (too large, not a message, a page not fetched).
     /// - Parameter diagnostics: what the report adds to the codes (the reason a page was refused).
     func refuse(
-        source: String, channel: IngestionChannel, codes: [String], contentHash: String, owners: [String], dryRun: Bool, spoolID: Int64?,
+        source: String, channel: IngestionChannel, codes: [String], contentHash: String, owners: [OwnerAddress], dryRun: Bool, spoolID: Int64?,
         sourceDomain: String? = nil, diagnostics: [String] = []
     ) async throws -> IngestionReport {
         var report = IngestionReport(
@@ -196,7 +199,7 @@ package struct Ingestor: Sendable {
             owners: owners, items: [], diagnostics: diagnostics, logID: nil, spoolID: nil, dryRun: dryRun)
         if !dryRun {
             let entry = DecisionLogEntry(
-                time: environment.now(), channel: channel, sourceDomain: sourceDomain, source: source, owner: owners.first,
+                time: environment.now(), channel: channel, sourceDomain: sourceDomain, source: source, owners: owners,
                 contentHash: contentHash, verdict: .rejected, codes: codes, flags: [], reservations: [])
             report.logID = try await environment.store.ingest([], decision: entry, removingSpooledMessage: spoolID).id
         }
@@ -217,7 +220,7 @@ package struct Ingestor: Sendable {
     /// decision removes it from the spool, or a new deferral records the attempt.
     package func retry(_ spooled: SpooledMessage) async throws -> IngestionReport {
         try await ingestEmail(
-            [UInt8](spooled.bytes), source: "spool:\(spooled.id)", owners: spooled.owner.isEmpty ? [] : [spooled.owner],
+            [UInt8](spooled.bytes), source: "spool:\(spooled.id)", owners: spooled.owner.map { [$0] } ?? [],
             channel: spooled.channel, spoolID: spooled.id)
     }
 }

@@ -15,7 +15,7 @@ struct Gateway: AsyncParsableCommand {
         subcommands: [
             RegisterCommand.self, DomainsCommand.self, FlagsCommand.self, IngestCommand.self, CheckCommand.self,
             RetryCommand.self, LogCommand.self, ReservationsCommand.self, DKIMCommand.self, ExtractCommand.self,
-            ServeCommand.self, TokensCommand.self,
+            ServeCommand.self, TokensCommand.self, StoreCommand.self,
         ]
     )
 
@@ -56,7 +56,12 @@ enum Terminal {
     }
 
     static func write(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
+        do {
+            try FileHandle.standardOutput.write(contentsOf: Data(text.utf8))
+        } catch {
+            // The reader went away (`gateway reservations list | head`): stop quietly, as a closed pipe asks.
+            Foundation.exit(0)
+        }
     }
 
     static func line(_ text: String = "") {

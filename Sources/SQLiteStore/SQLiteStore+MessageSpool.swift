@@ -1,21 +1,14 @@
 package import Foundation
 internal import GRDB
+package import Store
 
 extension SQLiteStore {
     package func spool(
-        _ message: Data, channel: IngestionChannel, owner: String, reasonCode: String, nextAttemptAt: Date
+        _ message: Data, channel: IngestionChannel, owner: OwnerAddress?, reasonCode: String, nextAttemptAt: Date
     ) async throws -> SpooledMessage {
-        let limit = configuration.limits.maximumSpooledMessageBytes
-        guard message.count <= limit else {
-            throw StoreError(
-                code: .invalidArgument,
-                reason: "a message of \(message.count) bytes is over the spool limit of \(limit); refuse it at intake")
-        }
-        try checkField(owner, "owner")
-        try checkField(reasonCode, "reasonCode")
-        let request = SpoolRequest(
-            message: message, channel: channel, owner: owner, reasonCode: reasonCode,
-            nextAttemptAt: StoreTime.milliseconds(nextAttemptAt), now: StoreTime.milliseconds(self.now()))
+        let request = try SpoolRequest(
+            message, channel: channel, owner: owner, reasonCode: reasonCode, nextAttemptAt: nextAttemptAt,
+            now: self.now(), limits: limits)
         // Concurrent deliveries share a commit (and its fsync); see GroupCommit.
         return try await spoolCommit.run(request) { try await writeSpooled($0) }
     }
@@ -30,7 +23,7 @@ extension SQLiteStore {
     }
 
     package func spooledMessages(dueBy: Date?, limit: Int) async throws -> [SpooledMessage] {
-        let limit = Self.clamp(limit)
+        let limit = StoreLimits.clamp(limit)
         return try await reading("spool list") { db in
             if let dueBy {
                 return try Row.fetchAll(
@@ -51,7 +44,7 @@ extension SQLiteStore {
     }
 
     package func recordAttempt(id: Int64, reasonCode: String, nextAttemptAt: Date) async throws -> SpooledMessage? {
-        try checkField(reasonCode, "reasonCode")
+        try limits.checkField(reasonCode, "reasonCode")
         let now = StoreTime.milliseconds(self.now())
         let next = StoreTime.milliseconds(nextAttemptAt)
         return try await writing("spool attempt") { db in
@@ -71,7 +64,7 @@ extension SQLiteStore {
     }
 
     package func spooledMessages(afterID: Int64, limit: Int) async throws -> [SpooledMessage] {
-        let limit = Self.clamp(limit)
+        let limit = StoreLimits.clamp(limit)
         return try await reading("spool page") { db in
             try Row.fetchAll(
                 db.cachedStatement(sql: "SELECT \(Self.spoolColumns) FROM spooled_message WHERE id > ? ORDER BY id LIMIT ?"),
@@ -95,6 +88,11 @@ extension SQLiteStore {
 
     // MARK: - Rows
 
+    /// The spool keeps "" for "the signed recipients".
+    static func spoolOwner(_ text: String) throws -> OwnerAddress? {
+        text.isEmpty ? nil : try owner(text)
+    }
+
     static let spoolColumns =
         "id, bytes, channel, owner, reason_code, attempts, next_attempt_at, created_at, updated_at"
 
@@ -108,7 +106,7 @@ extension SQLiteStore {
             id: try column(row, 0),
             bytes: try column(row, 1),
             channel: channelValue,
-            owner: try column(row, 3),
+            owner: try Self.spoolOwner(column(row, 3)),
             reasonCode: try column(row, 4),
             attempts: try column(row, 5),
             nextAttemptAt: StoreTime.date(try column(row, 6)),

@@ -1,5 +1,6 @@
 package import Foundation
 internal import GRDB
+package import Store
 
 extension SQLiteStore {
     package func flag(_ name: String) async throws -> DeveloperFlagState? {
@@ -23,11 +24,7 @@ extension SQLiteStore {
     package func setFlag(
         _ name: String, enabled: Bool, expiresAt: Date?, by actor: String
     ) async throws -> DeveloperFlagState {
-        guard !name.isEmpty, !actor.isEmpty else {
-            throw StoreError(code: .invalidArgument, reason: "a flag change needs the flag's name and who makes it")
-        }
-        try checkField(name, "name")
-        try checkField(actor, "actor")
+        try limits.validateFlagChange(name: name, actor: actor)
         let state = DeveloperFlagState(
             name: name, enabled: enabled, expiresAt: expiresAt.map { StoreTime.date(StoreTime.milliseconds($0)) },
             setBy: actor, setAt: StoreTime.date(StoreTime.milliseconds(self.now())))
@@ -52,7 +49,7 @@ extension SQLiteStore {
     }
 
     package func flagChanges(name: String?, limit: Int) async throws -> [FlagChange] {
-        let limit = Self.clamp(limit)
+        let limit = StoreLimits.clamp(limit)
         let changes = try await reading("flag history") { db in
             let columns = "id, name, enabled, expires_at, set_by, set_at"
             if let name {

@@ -1,9 +1,10 @@
 package import Foundation
 internal import GRDB
+package import Store
 
 extension SQLiteStore {
     package func append(_ entry: DecisionLogEntry) async throws -> DecisionLogEntry {
-        try validate(entry)
+        try limits.validate(entry)
         return try await writing("decision log append") { db in try Self.insert(entry, in: db) }
     }
 
@@ -14,11 +15,9 @@ extension SQLiteStore {
         var arguments: StatementArguments = []
         if let domain {
             // The domain and every domain below it: a registration covers its subdomains.
-            let normalized = Self.normalizedDomain(domain)
-            let escaped = normalized.replacingOccurrences(of: "\\", with: "\\\\")
-                .replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
+            let normalized = StoreNames.domain(domain)
             conditions.append("(source_domain = ? OR source_domain LIKE ? ESCAPE '\\')")
-            _ = arguments.append(contentsOf: [normalized, "%." + escaped])
+            _ = arguments.append(contentsOf: [normalized, StoreNames.subdomainPattern(of: normalized)])
         }
         if let since {
             conditions.append("time >= ?")
@@ -31,7 +30,7 @@ extension SQLiteStore {
         let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
         // Follow mode pages forward from `afterID`; otherwise the tail, read newest first and reversed.
         let order = afterID == nil ? "DESC" : "ASC"
-        _ = arguments.append(contentsOf: [Self.clamp(limit)])
+        _ = arguments.append(contentsOf: [StoreLimits.clamp(limit)])
         let sql = "SELECT \(Self.decisionColumns) FROM decision_log\(filter) ORDER BY id \(order) LIMIT ?"
         let bound = arguments
         let entries = try await reading("decision log query") { db in
@@ -43,10 +42,9 @@ extension SQLiteStore {
     package func ingest(
         _ reservations: [IncomingReservation], decision: DecisionLogEntry, removingSpooledMessage spoolID: Int64?
     ) async throws -> DecisionLogEntry {
-        try validate(reservations)
-        try validate(decision)
-        let request = IngestionRequest(
-            reservations: reservations, decision: decision, spoolID: spoolID, now: StoreTime.milliseconds(self.now()))
+        try limits.validate(reservations)
+        try limits.validate(decision)
+        let request = IngestionRequest(reservations: reservations, decision: decision, spoolID: spoolID, now: self.now())
         // Concurrent ingestions share a commit (and its fsync); see GroupCommit.
         return try await groupCommit.run(request) { try await writeIngestions($0) }
     }
@@ -55,15 +53,16 @@ extension SQLiteStore {
 
     static func insert(_ entry: DecisionLogEntry, in db: Database) throws -> DecisionLogEntry {
         var stored = entry
-        stored.sourceDomain = entry.sourceDomain.map(normalizedDomain)
+        stored.sourceDomain = entry.sourceDomain.map(StoreNames.domain)
         try db.cachedStatement(
             sql: """
-                INSERT INTO decision_log (time, channel, source_domain, source, owner, content_hash, verdict, codes,
+                INSERT INTO decision_log (time, channel, source_domain, source, owners, content_hash, verdict, codes,
                     flags, reservations)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """
         ).execute(arguments: [
-            StoreTime.milliseconds(entry.time), entry.channel.rawValue, stored.sourceDomain, entry.source, entry.owner,
+            StoreTime.milliseconds(entry.time), entry.channel.rawValue, stored.sourceDomain, entry.source,
+            try encodeList(entry.owners.map(\.address)),
             entry.contentHash, entry.verdict.rawValue, try encodeList(entry.codes), try encodeList(entry.flags),
             entry.reservations.isEmpty ? "[]" : try encodeJSON(entry.reservations),
         ])
@@ -72,7 +71,7 @@ extension SQLiteStore {
     }
 
     static let decisionColumns =
-        "id, time, channel, source_domain, source, owner, content_hash, verdict, codes, flags, reservations"
+        "id, time, channel, source_domain, source, owners, content_hash, verdict, codes, flags, reservations"
 
     static func decisionLogEntry(_ row: Row) throws -> DecisionLogEntry {
         let channel: String = try column(row, 2)
@@ -93,7 +92,7 @@ extension SQLiteStore {
             channel: channelValue,
             sourceDomain: try optionalColumn(row, 3),
             source: try optionalColumn(row, 4),
-            owner: try optionalColumn(row, 5),
+            owners: try decodeList(column(row, 5)).map(owner),
             contentHash: try column(row, 6),
             verdict: verdictValue,
             codes: try decodeList(column(row, 8)),
@@ -101,25 +100,4 @@ extension SQLiteStore {
             reservations: outcomes == "[]" ? [] : try decodeJSON([ReservationOutcomeRecord].self, outcomes)
         )
     }
-
-    func validate(_ entry: DecisionLogEntry) throws {
-        try checkField(entry.sourceDomain ?? "", "sourceDomain")
-        try checkField(entry.source ?? "", "source")
-        try checkField(entry.owner ?? "", "owner")
-        try checkField(entry.contentHash, "contentHash")
-        try checkList(entry.codes, "codes")
-        try checkList(entry.flags, "flags")
-        guard entry.reservations.count <= configuration.limits.maximumBatchCount else {
-            throw StoreError(
-                code: .invalidArgument,
-                reason:
-                    "a decision log entry lists \(entry.reservations.count) reservations, over the limit "
-                    + "of \(configuration.limits.maximumBatchCount)"
-            )
-        }
-        for record in entry.reservations { try checkField(record.itemReference, "itemReference") }
-    }
-
-    /// A query limit within 1...10 000.
-    static func clamp(_ limit: Int) -> Int { min(max(limit, 1), 10_000) }
 }

@@ -1,5 +1,6 @@
 package import Foundation
 internal import GRDB
+package import Store
 
 #if canImport(Glibc)
     internal import Glibc
@@ -7,15 +8,17 @@ internal import GRDB
     internal import Darwin
 #endif
 
-/// The embedded default ``GatewayStore``: one SQLite file in WAL mode, through a GRDB `DatabasePool`.
+/// The embedded default ``ManagedStore``: one SQLite file in WAL mode, through a GRDB `DatabasePool`.
 ///
 /// Several processes may open the same file at once (the LMTP listener, `gateway retry`, the HTTP API): every
-/// write is one `BEGIN IMMEDIATE` transaction, and the unique key (owner, source domain, item reference) makes a
-/// concurrent ingestion of the same item end with one record. Readers never block writers (WAL).
+/// write is one `BEGIN IMMEDIATE` transaction, so the reads the lifecycle plan is made from and its writes are never
+/// interleaved with another writer's; the unique key (owner, source domain, item reference) backs that up. Readers
+/// never block writers (WAL).
 ///
-/// The schema is versioned by GRDB's `DatabaseMigrator` (migrations `v1`, `v2`, ...). Opening runs the missing
-/// migrations; a database migrated by a newer gateway, or an SQLite file of another application, is refused.
-package final class SQLiteStore: GatewayStore {
+/// The schema is versioned by GRDB's `DatabaseMigrator` (migrations `v1`, `v2`, ..., the identifiers of
+/// ``StoreSchema``). Opening runs the missing migrations; a database migrated by a newer gateway, or an SQLite file of
+/// another application, is refused.
+package final class SQLiteStore: ManagedStore {
     /// Options, with defaults for a production server.
     package struct Configuration: Sendable {
         /// How much a commit survives.
@@ -27,24 +30,6 @@ package final class SQLiteStore: GatewayStore {
             case normal
         }
 
-        /// Bounds on what the store accepts, so that no caller can make it keep unbounded data.
-        package struct Limits: Sendable {
-            /// Largest reservation payload.
-            package var maximumPayloadBytes = 1 << 20
-            /// Largest key, kind, source, flag, code, contact or actor string (UTF-8 bytes).
-            package var maximumFieldBytes = 4096
-            /// Most flags or codes on one reservation or log entry.
-            package var maximumListCount = 256
-            /// Most reservations in one `apply` or `ingest`.
-            package var maximumBatchCount = 10_000
-            /// Largest spooled message.
-            package var maximumSpooledMessageBytes = 64 << 20
-            /// Most item references in one lookup.
-            package var maximumLookupReferences = 1000
-
-            package init() {}
-        }
-
         package var durability = Durability.full
         /// How long a write waits for another process's transaction before failing with `store.busy`.
         package var busyTimeout: TimeInterval = 10
@@ -52,7 +37,9 @@ package final class SQLiteStore: GatewayStore {
         package var maximumReaderCount = 4
         /// Permissions of a database file this store creates (reservations are personal data).
         package var newFilePermissions: UInt16 = 0o600
-        package var limits = Limits()
+        /// Run the missing migrations when opening (`gateway store status` and `migrate` open without).
+        package var migrateOnOpen = true
+        package var limits = StoreLimits()
 
         package init() {}
     }
@@ -60,16 +47,18 @@ package final class SQLiteStore: GatewayStore {
     /// `PRAGMA application_id` of a gateway store ("GWRS"), so another application's SQLite file is refused.
     static let applicationID: Int32 = 0x4757_5253
 
-    /// The database file.
+    /// The database file; `:memory:` for a store that lives in memory only (``init(inMemory:now:)``).
     package let path: String
     let configuration: Configuration
+    var limits: StoreLimits { configuration.limits }
     let now: @Sendable () -> Date
-    let pool: DatabasePool
+    let pool: any DatabaseWriter
     /// Share write transactions between concurrent `ingest` calls, and between concurrent `spool` calls.
-    let groupCommit = IngestionCommit()
-    let spoolCommit = SpoolCommit()
+    let groupCommit = GroupCommit<IngestionRequest, DecisionLogEntry>()
+    let spoolCommit = GroupCommit<SpoolRequest, SpooledMessage>()
 
-    /// Opens the store at `path`, creating the file and its parent directories if needed, and migrates it.
+    /// Opens the store at `path`, creating the file and its parent directories if needed, and migrates it (unless
+    /// `configuration.migrateOnOpen` is false).
     /// - Parameters:
     ///   - path: The database file; its `-wal` and `-shm` companions live beside it.
     ///   - now: The clock that stamps creation, update and change times.
@@ -105,7 +94,21 @@ package final class SQLiteStore: GatewayStore {
                     + "the gateway may write"
             )
         }
-        try Self.prepareSchema(pool, path: path)
+        try Self.prepareSchema(pool, path: path, migrate: configuration.migrateOnOpen)
+    }
+
+    /// A store in memory only, migrated, that writes no file: what a dry run (`gateway check`) reads when the store
+    /// file does not exist yet (nothing registered, no flags), so that checking creates nothing on disk.
+    package init(inMemory configuration: Configuration = Configuration(), now: @escaping @Sendable () -> Date = { Date() }) throws {
+        path = ":memory:"
+        self.configuration = configuration
+        self.now = now
+        do {
+            pool = try DatabaseQueue()
+        } catch {
+            throw StoreError(code: .openFailed, reason: "cannot open an in-memory database: \(Self.describe(error))")
+        }
+        try Self.prepareSchema(pool, path: path, migrate: true)
     }
 
     /// Opens the pool, trying again while another process holds the lock: switching a new file to WAL takes an
@@ -125,7 +128,12 @@ package final class SQLiteStore: GatewayStore {
     }
 
     /// Closes the database connections. Further calls fail with `store.io`; closing twice is harmless.
-    package func close() throws {
+    package func close() async throws {
+        try closeNow()
+    }
+
+    /// ``close()``, from synchronous code.
+    package func closeNow() throws {
         do {
             try pool.close()
         } catch {
@@ -152,6 +160,13 @@ package final class SQLiteStore: GatewayStore {
         } else if errno != EEXIST {
             let message = String(cString: strerror(errno))
             throw StoreError(code: .openFailed, reason: "cannot create the database file \(path): \(message)")
+        }
+    }
+
+    /// Waits until cancelled: SQLite has no background work (``ManagedStore/run()``).
+    package func run() async throws {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(3600))
         }
     }
 

@@ -1,6 +1,10 @@
 package import GRDB
+internal import Foundation
+internal import Store
 
-/// The schema, versioned by GRDB's `DatabaseMigrator`. Never edit a registered migration: add `v2`, `v3`, ...
+/// The schema, versioned by GRDB's `DatabaseMigrator` under the identifiers of ``StoreSchema``. Never edit a
+/// registered migration: to change the schema, add the next identifier to `StoreSchema.versions` and register its
+/// migration here and in `PostgresStore.migrations`.
 ///
 /// Times are INTEGER milliseconds since 1970 (``StoreTime``); lists are JSON arrays in TEXT columns.
 extension SQLiteStore {
@@ -130,23 +134,49 @@ extension SQLiteStore {
                     CREATE INDEX access_token_by_role ON access_token (role, id);
                     """)
         }
+        // Sender times order versions (issue 13): the column that held schema.org `modifiedTime` holds the sender's
+        // time, with where it came from; the decision log names each owner instead of one comma-joined string.
+        migrator.registerMigration("v3") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE reservation RENAME COLUMN modified_time TO sender_time;
+                    ALTER TABLE reservation ADD COLUMN sender_time_source TEXT;
+                    UPDATE reservation SET sender_time_source = 'modified-time' WHERE sender_time IS NOT NULL;
+                    ALTER TABLE reservation_history RENAME COLUMN modified_time TO sender_time;
+                    ALTER TABLE reservation_history ADD COLUMN sender_time_source TEXT;
+                    UPDATE reservation_history SET sender_time_source = 'modified-time' WHERE sender_time IS NOT NULL;
+                    ALTER TABLE decision_log ADD COLUMN owners TEXT NOT NULL DEFAULT '[]';
+                    """)
+            let rows = try Row.fetchAll(db, sql: "SELECT id, owner FROM decision_log WHERE owner IS NOT NULL AND owner != ''")
+            for row in rows {
+                let id: Int64 = row[0]
+                let joined: String = row[1]
+                let owners = joined.split(separator: ",").compactMap { OwnerAddress(String($0)) }
+                try db.execute(
+                    sql: "UPDATE decision_log SET owners = ? WHERE id = ?",
+                    arguments: [try encodeJSON(owners.map(\.address)), id])
+            }
+            try db.execute(sql: "ALTER TABLE decision_log DROP COLUMN owner")
+        }
+        precondition(migrator.migrations == StoreSchema.versions, "SQLite's migrations must be StoreSchema.versions")
         return migrator
     }
 
     /// The migrations this build knows, oldest first.
     package static var knownMigrations: [String] { migrator.migrations }
 
-    /// Refuses foreign and newer databases, then runs the missing migrations.
+    /// Refuses foreign and newer databases, then runs the missing migrations (when `migrate`).
     ///
     /// Two processes opening a new file at once both try to migrate it; GRDB runs each migration in its own
     /// immediate transaction, so the later one fails on the tables the earlier one created. That failure is retried
     /// against what is then on disk.
-    static func prepareSchema(_ pool: DatabasePool, path: String) throws {
+    static func prepareSchema(_ pool: any DatabaseWriter, path: String, migrate: Bool) throws {
         let migrator = Self.migrator
         var attempt = 0
         while true {
             attempt += 1
             try checkOwnership(pool, migrator: migrator, path: path)
+            guard migrate else { return }
             do {
                 try migrator.migrate(pool)
                 return
@@ -166,7 +196,7 @@ extension SQLiteStore {
     }
 
     /// Throws unless the database is empty or a gateway store that this build can migrate.
-    private static func checkOwnership(_ pool: DatabasePool, migrator: DatabaseMigrator, path: String) throws {
+    private static func checkOwnership(_ pool: any DatabaseWriter, migrator: DatabaseMigrator, path: String) throws {
         let state: (applicationID: Int32, tableCount: Int, superseded: Bool, applied: [String])
         do {
             state = try pool.read { db in

@@ -1,17 +1,12 @@
-import Foundation
+internal import Foundation
 internal import GRDB
+package import Store
 
 extension SQLiteStore {
     package func addToken(
         role: AccessToken.Role, subject: String, label: String, secretHash: String, by actor: String
     ) async throws -> AccessToken {
-        guard secretHash.utf8.count == 64, secretHash.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) })
-        else {
-            throw StoreError(code: .invalidArgument, reason: "a token's secret hash must be 64 lower-case hex digits")
-        }
-        try checkField(subject, "subject")
-        try checkField(label, "label")
-        try checkField(actor, "actor")
+        try limits.validateToken(subject: subject, label: label, secretHash: secretHash, actor: actor)
         let now = StoreTime.milliseconds(self.now())
         return try await writing("token issue") { db in
             if try Int.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM access_token WHERE secret_hash = ?"), arguments: [secretHash]) != nil {

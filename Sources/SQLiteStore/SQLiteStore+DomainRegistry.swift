@@ -1,9 +1,10 @@
 internal import Foundation
 internal import GRDB
+package import Store
 
 extension SQLiteStore {
     package func registeredDomain(_ domain: String) async throws -> RegisteredDomain? {
-        let name = Self.normalizedDomain(domain)
+        let name = StoreNames.domain(domain)
         return try readingInline("registry lookup") { db in
             try Row.fetchOne(
                 db.cachedStatement(sql: "SELECT \(Self.domainColumns) FROM registered_domain WHERE domain = ?"),
@@ -30,13 +31,8 @@ extension SQLiteStore {
     package func setDomain(
         _ domain: String, status: RegisteredDomain.Status, contact: String?, by actor: String
     ) async throws -> RegisteredDomain {
-        let name = Self.normalizedDomain(domain)
-        guard !name.isEmpty, !actor.isEmpty else {
-            throw StoreError(code: .invalidArgument, reason: "a registry change needs a domain and who makes it")
-        }
-        try checkField(name, "domain")
-        try checkField(contact ?? "", "contact")
-        try checkField(actor, "actor")
+        let name = StoreNames.domain(domain)
+        try limits.validateDomainChange(domain: name, contact: contact, actor: actor)
         let now = StoreTime.milliseconds(self.now())
         return try await writing("registry change") { db in
             try db.cachedStatement(
@@ -67,8 +63,8 @@ extension SQLiteStore {
     }
 
     package func domainChanges(domain: String?, limit: Int) async throws -> [DomainChange] {
-        let name = domain.map(Self.normalizedDomain)
-        let limit = Self.clamp(limit)
+        let name = domain.map(StoreNames.domain)
+        let limit = StoreLimits.clamp(limit)
         let changes = try await reading("registry history") { db in
             let columns = "id, domain, status, contact, changed_at, changed_by"
             if let name {

@@ -1,5 +1,6 @@
 internal import Foundation
 internal import GRDB
+internal import Store
 
 /// Decoding rows and encoding list columns. A row that does not decode is `store.corrupt`, never a crash.
 extension SQLiteStore {
@@ -23,6 +24,26 @@ extension SQLiteStore {
                 code: .corrupt,
                 reason: "a stored row has an unreadable column \(index); restore the database from a backup")
         }
+    }
+
+    /// An owner read back from a row, or `store.corrupt`.
+    static func owner(_ text: String) throws -> OwnerAddress {
+        guard let owner = OwnerAddress(text) else {
+            throw StoreError(
+                code: .corrupt, reason: "a stored row names an owner that is not an address; restore the database")
+        }
+        return owner
+    }
+
+    /// A sender time read back from its two columns (nil when the time is NULL), or `store.corrupt`.
+    static func senderTime(_ milliseconds: Int64?, _ source: String?) throws -> SenderTime? {
+        guard let milliseconds else { return nil }
+        guard let source = source.flatMap(SenderTime.Source.init(rawValue:)) else {
+            throw StoreError(
+                code: .corrupt,
+                reason: "a stored version has a sender time of unknown origin; upgrade the gateway or restore the database")
+        }
+        return SenderTime(StoreTime.date(milliseconds), source: source)
     }
 
     /// A list of strings as a JSON array.
@@ -53,15 +74,5 @@ extension SQLiteStore {
             throw StoreError(
                 code: .corrupt, reason: "a stored \(Value.self) is not valid JSON; restore the database from a backup")
         }
-    }
-
-    /// A domain name as the store keys it: ASCII lowercase, without a trailing dot.
-    static func normalizedDomain(_ domain: String) -> String {
-        var bytes = Array(domain.utf8)
-        if bytes.last == UInt8(ascii: ".") { bytes.removeLast() }
-        for index in bytes.indices where bytes[index] >= UInt8(ascii: "A") && bytes[index] <= UInt8(ascii: "Z") {
-            bytes[index] += 32
-        }
-        return String(decoding: bytes, as: UTF8.self)
     }
 }
