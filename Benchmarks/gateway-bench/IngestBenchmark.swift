@@ -400,6 +400,13 @@ private struct TimedStore: GatewayStore {
     func token(secretHash: String) async throws -> AccessToken? { try await base.token(secretHash: secretHash) }
     func tokens(role: AccessToken.Role?) async throws -> [AccessToken] { try await base.tokens(role: role) }
     func revokeToken(id: Int64) async throws -> Bool { try await base.revokeToken(id: id) }
+    func acquireLease(_ name: String, holder: String, for duration: TimeInterval, ifLastStartedBefore: Date?)
+        async throws -> Bool
+    {
+        try await base.acquireLease(name, holder: holder, for: duration, ifLastStartedBefore: ifLastStartedBefore)
+    }
+    func releaseLease(_ name: String, holder: String) async throws { try await base.releaseLease(name, holder: holder) }
+    func leases() async throws -> [JobLease] { try await base.leases() }
 }
 
 /// CPU time of this process and of its reaped children (the sandbox workers), from getrusage(2).

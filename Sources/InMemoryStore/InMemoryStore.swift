@@ -17,6 +17,7 @@ package final class InMemoryStore: ManagedStore {
         var flagChanges: [FlagChange] = []
         var spool: [SpooledMessage] = []
         var tokens: [StoredToken] = []
+        var leases: [String: JobLease] = [:]
         /// The last identifier handed out, per table (never reused, like AUTOINCREMENT and identity columns).
         var lastID: [StoreTable: Int64] = [:]
 
@@ -285,6 +286,37 @@ package final class InMemoryStore: ManagedStore {
         read { state in
             Array(state.flagChanges.filter { name == nil || $0.name == name }.suffix(StoreLimits.clamp(limit)))
         }
+    }
+
+    // MARK: - Job leases
+
+    package func acquireLease(
+        _ name: String, holder: String, for duration: TimeInterval, ifLastStartedBefore: Date?
+    ) async throws -> Bool {
+        try limits.validateLease(name: name, holder: holder, duration: duration)
+        let now = StoreTime.truncated(self.now())
+        return try transaction { state in
+            let stored =
+                state.leases[name]
+                ?? JobLease(name: name, holder: "", leasedUntil: .distantPast, lastStartedAt: .distantPast)
+            guard let granted = stored.granted(to: holder, at: now, for: duration, ifLastStartedBefore: ifLastStartedBefore)
+            else { return false }
+            state.leases[name] = granted
+            return true
+        }
+    }
+
+    package func releaseLease(_ name: String, holder: String) async throws {
+        let now = StoreTime.truncated(self.now())
+        try transaction { state in
+            if let lease = state.leases[name], lease.holder == holder, lease.leasedUntil > now {
+                state.leases[name]?.leasedUntil = now
+            }
+        }
+    }
+
+    package func leases() async throws -> [JobLease] {
+        read { state in state.leases.values.sorted { $0.name < $1.name } }
     }
 
     // MARK: - Spool

@@ -131,7 +131,19 @@ extension PostgresStore {
             );
             CREATE INDEX access_token_by_role ON access_token (role, id);
             """
-        )
+        ),
+        // The cluster's job leases (JobLeaseStore): one row per periodic job or singleton.
+        (
+            "v4",
+            """
+            CREATE TABLE job_lease (
+                name text PRIMARY KEY,
+                holder text NOT NULL,
+                leased_until bigint NOT NULL,
+                last_started_at bigint NOT NULL
+            );
+            """
+        ),
     ]
 
     /// The session advisory lock migrations run under ("GWRS", 1): the two-key form, apart from the reservations'

@@ -158,6 +158,18 @@ extension SQLiteStore {
             }
             try db.execute(sql: "ALTER TABLE decision_log DROP COLUMN owner")
         }
+        // The cluster's job leases (JobLeaseStore): one row per periodic job or singleton.
+        migrator.registerMigration("v4") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE job_lease (
+                        name TEXT PRIMARY KEY NOT NULL,
+                        holder TEXT NOT NULL,
+                        leased_until INTEGER NOT NULL,
+                        last_started_at INTEGER NOT NULL
+                    );
+                    """)
+        }
         precondition(migrator.migrations == StoreSchema.versions, "SQLite's migrations must be StoreSchema.versions")
         return migrator
     }

@@ -136,6 +136,20 @@ package struct StoreLimits: Hashable, Sendable {
     }
 
     /// Throws `store.invalid-argument` unless a flag change names the flag and who makes it, within limits.
+    /// Throws `store.invalid-argument` unless a job lease request names its job and holder within limits, for a
+    /// positive duration.
+    package func validateLease(name: String, holder: String, duration: Double) throws(StoreError) {
+        guard !name.isEmpty, !holder.isEmpty else {
+            throw StoreError(code: .invalidArgument, reason: "a job lease needs the job's name and its holder")
+        }
+        guard duration > 0, duration <= 7 * 86_400 else {
+            throw StoreError(
+                code: .invalidArgument, reason: "a job lease lasts more than 0 s and at most 7 days, not \(duration) s")
+        }
+        try checkField(name, "name")
+        try checkField(holder, "holder")
+    }
+
     package func validateFlagChange(name: String, actor: String) throws(StoreError) {
         guard !name.isEmpty, !actor.isEmpty else {
             throw StoreError(code: .invalidArgument, reason: "a flag change needs the flag's name and who makes it")
@@ -169,7 +183,7 @@ package struct StoreLimits: Hashable, Sendable {
 /// at `v3`, the first schema it had; SQLite's at `v1`.
 package enum StoreSchema {
     /// Every schema version, oldest first.
-    package static let versions = ["v1", "v2", "v3"]
+    package static let versions = ["v1", "v2", "v3", "v4"]
     /// The version this gateway writes.
     package static var current: String { versions[versions.count - 1] }
 }
