@@ -54,6 +54,9 @@ final class LoadCorpus: Sendable {
     /// How many messages have been handed out so far.
     var taken: Int { min(cursor.load(ordering: .relaxed), messages.count) }
 
+    /// How many may be handed out in all now (``makeAvailable(upTo:)``).
+    var available: Int { limit.load(ordering: .relaxed) }
+
     /// Message `index` as LMTP DATA content, without the terminating line.
     func lmtpData(_ index: Int) -> ByteBuffer { stuffed[index] ?? messages[index] }
 

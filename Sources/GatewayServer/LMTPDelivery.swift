@@ -40,7 +40,9 @@ struct LMTPDelivery: LMTPDeliveryHandler {
     }
 
     func deliver(_ envelope: LMTPEnvelope) async -> [LMTPReply] {
-        let hasMarkup = services.ingestor.prefilter(envelope.message).hasMarkup
+        // The LMTP reader wrote every line end as CRLF: the message is not scanned for bare LFs again.
+        let parsed = try? RawMessage(uncheckedCRLF: envelope.message)
+        let hasMarkup = parsed.map { services.ingestor.prefilter($0).hasMarkup } ?? false
         services.metrics.recordPrefilter(channel: "lmtp", hasMarkup: hasMarkup)
         guard hasMarkup else {
             for _ in envelope.recipients { services.metrics.recordLMTPReply(code: Self.withoutMarkup.code) }

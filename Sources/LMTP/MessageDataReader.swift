@@ -85,16 +85,27 @@ struct MessageDataReader {
                     state = .midLine
                 }
             case .midLine:
-                let remaining = count - index
-                if let found = memchr(base + index, Int32(UInt8.lf), remaining) {
+                // The run of lines that end in CRLF and are followed by a line not starting with "." is copied as
+                // it is, in one append (a line at a time, the appends cost more than the copying).
+                var runEnd = index
+                var bareLineFeed: Int?
+                while runEnd < count, let found = memchr(base + runEnd, Int32(UInt8.lf), count - runEnd) {
                     let lineFeed = base.distance(to: UnsafeRawPointer(found))
-                    if lineFeed > index, input[lineFeed - 1] == .cr {
-                        append(UnsafeRawBufferPointer(rebasing: input[index...lineFeed]))
-                    } else {
-                        append(UnsafeRawBufferPointer(rebasing: input[index..<lineFeed]))
-                        appendCRLF()
+                    guard lineFeed > index, input[lineFeed - 1] == .cr else {
+                        bareLineFeed = lineFeed
+                        break
                     }
+                    runEnd = lineFeed + 1
+                    if runEnd == count || input[runEnd] == .dot { break }
+                }
+                if let lineFeed = bareLineFeed {
+                    append(UnsafeRawBufferPointer(rebasing: input[index..<lineFeed]))
+                    appendCRLF()
                     index = lineFeed + 1
+                    state = .lineStart
+                } else if runEnd > index {
+                    append(UnsafeRawBufferPointer(rebasing: input[index..<runEnd]))
+                    index = runEnd
                     state = .lineStart
                 } else if input[count - 1] == .cr {
                     append(UnsafeRawBufferPointer(rebasing: input[index..<(count - 1)]))

@@ -299,32 +299,22 @@ struct MIMETreeBuilder {
     }
 
     /// The first index at or after `start` where a line starts with `--` (index 0, or just after a line feed).
+    ///
+    /// Found with `memchr` for `-`, which no base64 line and little text has: the C library's search runs at memory
+    /// speed over a 10 MB attachment, where a loop over lines (or over 16-byte blocks in Swift) took milliseconds.
     static func nextDashDashLine(in buffer: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
         guard let base = buffer.baseAddress else { return nil }
         let count = buffer.count
         let dash = UInt8(ascii: "-")
         var index = start
-        if index == 0 {
-            if count >= 2 && buffer[0] == dash && buffer[1] == dash { return 0 }
-            index = 1
-        }
-        // Sixteen positions at a time: the byte before is LF, the byte and the next are "-".
-        let raw = UnsafeRawPointer(base)
-        let lineFeeds = SIMD16<UInt8>(repeating: .lineFeed)
-        let dashes = SIMD16<UInt8>(repeating: dash)
-        while index + 17 <= count {
-            let before = raw.loadUnaligned(fromByteOffset: index - 1, as: SIMD16<UInt8>.self)
-            let here = raw.loadUnaligned(fromByteOffset: index, as: SIMD16<UInt8>.self)
-            let after = raw.loadUnaligned(fromByteOffset: index + 1, as: SIMD16<UInt8>.self)
-            let found = (before .== lineFeeds) .& (here .== dashes) .& (after .== dashes)
-            if any(found) {
-                for lane in 0..<16 where found[lane] { return index + lane }
-            }
-            index += 16
-        }
         while index + 1 < count {
-            if buffer[index - 1] == .lineFeed && buffer[index] == dash && buffer[index + 1] == dash { return index }
-            index += 1
+            guard let found = memchr(base + index, Int32(dash), count - index) else { return nil }
+            let position = UnsafeRawPointer(base).distance(to: UnsafeRawPointer(found))
+            if position + 1 < count, buffer[position + 1] == dash, position == 0 || buffer[position - 1] == .lineFeed {
+                return position
+            }
+            // "-" then not "-": the next candidate starts after it; "--" not at a line start: after both.
+            index = position + 1
         }
         return nil
     }

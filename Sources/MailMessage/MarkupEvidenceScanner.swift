@@ -60,7 +60,9 @@ struct MarkupEvidenceScanner {
                 let second = raw.loadUnaligned(fromByteOffset: index + 1, as: SIMD16<UInt8>.self) | caseBit
                 let third = raw.loadUnaligned(fromByteOffset: index + 2, as: SIMD16<UInt8>.self) | caseBit
                 let candidates = (second .== lowerS) .& (third .== lowerC) .& ((first .== less) .| ((first | caseBit) .== lowerM))
-                if any(candidates) {
+                // The mask's lanes as two words: `any(_:)` reduces lane by lane (a call per block, measured).
+                let lanes = unsafeBitCast(candidates, to: SIMD2<UInt64>.self)
+                if lanes[0] | lanes[1] != 0 {
                     for lane in 0..<16 where candidates[lane] {
                         if let found = match(bytes, at: index + lane) { return found }
                     }

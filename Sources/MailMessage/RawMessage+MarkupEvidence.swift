@@ -53,10 +53,12 @@ extension RawMessage {
         var head: [UInt8] = []
         var found: MarkupEvidenceScanner.Finding?
 
-        func decide() {
+        /// Settles the charset, sniffing `start` (the first decoded bytes, 1024 or all there are) when the part
+        /// declares none.
+        func decide(_ start: UnsafeBufferPointer<UInt8>) {
             decided = true
             var label = part.contentType.charset
-            if label == nil { label = MIMEPart.sniffedHTMLCharset(head[...]) }
+            if label == nil { label = MIMEPart.sniffedHTMLCharset(Array(start.prefix(1024))[...]) }
             if case .iconv(let name) = Charset.resolve(label ?? "us-ascii"), !Charset.isASCIICompatible(name) {
                 transcoder = Charset.Transcoder(from: name)
             }
@@ -72,11 +74,16 @@ extension RawMessage {
         part.forEachDecodedChunk(limit: limit) { chunk, isLast in
             if decided {
                 scan(chunk, isLast: isLast)
+            } else if head.isEmpty && (chunk.count >= 1024 || isLast) {
+                decide(chunk)  // the usual case: the first chunk holds the first 1024 bytes, no copy
+                scan(chunk, isLast: isLast)
             } else {
                 head += chunk
                 guard head.count >= 1024 || isLast else { return true }
-                decide()
-                head.withUnsafeBufferPointer { scan($0, isLast: isLast) }
+                head.withUnsafeBufferPointer { all in
+                    decide(all)
+                    scan(all, isLast: isLast)
+                }
                 head = []
             }
             return found == nil
