@@ -17,7 +17,24 @@ final class ChildProcess: @unchecked Sendable {
 
     /// Spawns `executable` with `arguments` and `environment` (added to this process's), stdin from /dev/null,
     /// stdout and stderr to `logPath`, in a new process group, with SIGKILL as its parent-death signal.
+    ///
+    /// From a thread of its own that lives as long as the process: the kernel sends the parent-death signal when
+    /// the *thread* that spawned the child ends, and the threads that run tasks (the main actor's too) come and go
+    /// (a server spawned from one was killed a minute later, when that thread was retired).
     static func spawn(
+        executable: String, arguments: [String], environment: [String: String], logPath: String
+    ) async throws -> ChildProcess {
+        try await withCheckedThrowingContinuation { continuation in
+            Spawner.shared.run {
+                continuation.resume(
+                    with: Result {
+                        try spawnHere(executable: executable, arguments: arguments, environment: environment, logPath: logPath)
+                    })
+            }
+        }
+    }
+
+    private static func spawnHere(
         executable: String, arguments: [String], environment: [String: String], logPath: String
     ) throws -> ChildProcess {
         let setpriv = "/usr/bin/setpriv"
@@ -90,6 +107,32 @@ final class ChildProcess: @unchecked Sendable {
     /// Sends `signal` to its process group (the gateway; its workers are in groups of their own and follow it).
     func signal(_ signal: Int32) {
         if isRunning { kill(-pid, signal) }
+    }
+}
+
+/// The one thread that spawns children, started at first use and never ended (see ``ChildProcess/spawn``).
+final class Spawner: @unchecked Sendable {
+    // @unchecked: `work` is guarded by `lock`; the semaphore and the thread are thread-safe.
+    static let shared = Spawner()
+    private let lock = NSLock()
+    private var work: [@Sendable () -> Void] = []
+    private let pending = DispatchSemaphore(value: 0)
+
+    private init() {
+        let thread = Thread { [self] in
+            while true {
+                pending.wait()
+                let next = lock.withLock { work.removeFirst() }
+                next()
+            }
+        }
+        thread.name = "gateway-bench-spawner"
+        thread.start()
+    }
+
+    func run(_ body: @escaping @Sendable () -> Void) {
+        lock.withLock { work.append(body) }
+        pending.signal()
     }
 }
 

@@ -25,7 +25,7 @@ final class ServerProcess {
         executable: String, arguments: [String], environment: [String: String], logPath: String,
         timeout: Duration = .seconds(60)
     ) async throws -> ServerProcess {
-        let process = try ChildProcess.spawn(
+        let process = try await ChildProcess.spawn(
             executable: executable, arguments: arguments, environment: environment, logPath: logPath)
 
         let clock = ContinuousClock()

@@ -3,6 +3,7 @@ import DNS
 import Foundation
 import Glibc
 import Ingestion
+import MailMessage
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -28,6 +29,12 @@ struct StreamBenchmark {
     var clientThreads: Int
 
     static let target = 10.0
+
+    /// One message of the stream: one of the pool's, or a signed confirmation.
+    enum Entry {
+        case pool(Int)
+        case markup([UInt8])
+    }
     /// Distinct messages without markup the stream draws from.
     static let poolSize = 400
 
@@ -39,26 +46,41 @@ struct StreamBenchmark {
         let markupOnly = max(500, markupCount * 4)
         let (signed, zone) = try IngestBenchmark.corpus(count: markupCount * 2 + markupOnly * 2)
         let pool = StreamCorpus.messagesWithoutMarkup(count: Self.poolSize, seed: 20_261_125)
-        // The stream: which messages, in order (deterministic); markup ones spread evenly.
+        // The stream: which messages, in order (deterministic); markup ones spread evenly. A pool message is given
+        // by its index, so that the LMTP run prepares each once.
         var generator = SplitMix64(seed: 20_261_126)
-        func stream(markup: ArraySlice<[UInt8]>) -> [[UInt8]] {
-            var messages: [[UInt8]] = []
-            messages.reserveCapacity(messageCount)
+        let poolOrder = (0..<messageCount).map { _ in Int(generator.next() % UInt64(pool.count)) }
+        func stream(markup: ArraySlice<[UInt8]>) -> [Entry] {
+            var entries: [Entry] = []
+            entries.reserveCapacity(messageCount)
             var next = markup.startIndex
             for index in 0..<messageCount {
                 if next < markup.endIndex, index % (messageCount / max(1, markup.count)) == 0 {
-                    messages.append(markup[next])
+                    entries.append(.markup(markup[next]))
                     next += 1
                 } else {
-                    messages.append(pool[Int(generator.next() % UInt64(pool.count))].bytes)
+                    entries.append(.pool(poolOrder[index]))
                 }
             }
-            return messages
+            return entries
         }
-        let mixedInProcess = stream(markup: signed[0..<markupCount])
-        let mixedServed = stream(markup: signed[markupCount..<(2 * markupCount)])
+        func bytes(_ entry: Entry) -> [UInt8] {
+            switch entry {
+            case .pool(let index): pool[index].bytes
+            case .markup(let message): message
+            }
+        }
+        let mixedInProcess = stream(markup: signed[0..<markupCount]).map(bytes)
+        let servedEntries = stream(markup: signed[markupCount..<(2 * markupCount)])
+        let poolPrepared = pool.map { LoadCorpus.prepared($0.bytes) }
+        let mixedServed = servedEntries.map { entry in
+            switch entry {
+            case .pool(let index): poolPrepared[index]
+            case .markup(let message): LoadCorpus.prepared(message)
+            }
+        }
         let markupInProcess = Array(signed[(2 * markupCount)..<(2 * markupCount + markupOnly)])
-        let markupServed = Array(signed[(2 * markupCount + markupOnly)...])
+        let markupServed = signed[(2 * markupCount + markupOnly)...].map(LoadCorpus.prepared)
         let streamBytes = mixedInProcess.reduce(0) { $0 + $1.count }
         let sizes = mixedInProcess.map(\.count).sorted()
         report(
@@ -117,6 +139,19 @@ struct StreamBenchmark {
         let markupRun = try await measure(Array(markup.dropLast(20)))
         let mixedRun = try await measure(mixed)
         await pool.shutdown()
+        // The prefilter alone, one message after another on one core, over the messages without markup.
+        let withoutMarkup = mixed.filter { !ingestor.prefilter($0).hasMarkup }
+        let prefilterBytes = withoutMarkup.reduce(0) { $0 + $1.count }
+        var prefilterCPU = Double.infinity
+        for _ in 0..<3 {
+            let before = CPUTime.now().process
+            for message in withoutMarkup where ingestor.prefilter(message).hasMarkup { throw BenchFailure("stream: markup?") }
+            prefilterCPU = min(prefilterCPU, CPUTime.now().process - before)
+        }
+        report(
+            String(
+                format: "prefilter alone (RawMessage + markupEvidence, one core): %.1f µs per message without markup, %.2f GB/s",
+                prefilterCPU / Double(withoutMarkup.count) * 1e6, Double(prefilterBytes) / prefilterCPU / 1e9))
         report(
             String(
                 format: "in-process (Ingestor.ingestEmail, %d in flight): markup path %.0f emails/s (CPU %.2f ms per email); "
@@ -132,7 +167,10 @@ struct StreamBenchmark {
 
     // MARK: - Through gateway serve (LMTP)
 
-    private func served(mixed: [[UInt8]], markup: [[UInt8]], zone: String, streamBytes: Int) async throws {
+    private func served(
+        mixed: [(message: ByteBuffer, stuffed: ByteBuffer?)], markup: [(message: ByteBuffer, stuffed: ByteBuffer?)],
+        zone: String, streamBytes: Int
+    ) async throws {
         let directoryOfBench = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
         let gateway = directoryOfBench.appendingPathComponent("gateway").path
         guard FileManager.default.isExecutableFile(atPath: gateway) else {
@@ -140,7 +178,6 @@ struct StreamBenchmark {
         }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gateway-bench-stream-serve-\(getpid())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
         let zonePath = directory.appendingPathComponent("keys.zone").path
         try zone.write(toFile: zonePath, atomically: true, encoding: .utf8)
         let adminToken = (0..<4).map { _ in String(UInt64.random(in: .min ... .max), radix: 16) }.joined()
@@ -159,7 +196,9 @@ struct StreamBenchmark {
             guard response.status == 201 else { throw BenchFailure("stream: POST /v1/domains answered \(response.status)") }
             let driver = LoadDriver(group: group, httpPort: server.httpPort, lmtpPort: server.lmtpPort)
 
-            func measure(_ messages: [[UInt8]]) async -> (rate: Double, cpu: Double, outcome: LoadDriver.Outcome) {
+            func measure(
+                _ messages: [(message: ByteBuffer, stuffed: ByteBuffer?)]
+            ) async -> (rate: Double, cpu: Double, outcome: LoadDriver.Outcome) {
                 let corpus = LoadCorpus(messages)
                 let cpuBefore = server.cpuSeconds
                 let outcome = await driver.run(
@@ -199,8 +238,12 @@ struct StreamBenchmark {
                     Double(after.serverPeak) / 1e6, failed))
             let status = await server.stop()
             try? await group.shutdownGracefully()
-            guard failed == 0 else { throw BenchFailure("stream: \(failed) LMTP deliveries were not acknowledged") }
-            guard status == 0 else { throw BenchFailure("stream: gateway serve exited with status \(status)") }
+            guard failed == 0, status == 0 else {
+                throw BenchFailure(
+                    "stream: \(failed) LMTP deliveries were not acknowledged, gateway serve exited with status \(status) "
+                        + "(its log: \(server.logPath))")
+            }
+            try? FileManager.default.removeItem(at: directory)
         } catch {
             if server.process.isRunning { await server.killHard() }
             try? await group.shutdownGracefully()

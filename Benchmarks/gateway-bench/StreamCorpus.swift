@@ -5,7 +5,8 @@ import Foundation
 /// photos, archives); 5% are signed booking confirmations with JSON-LD (the ingest suite's).
 ///
 /// Sizes: a message without attachments is log-uniform between 2 and 150 KB; one with attachments has a body of 5
-/// to 50 KB and one to three attachments that together are log-uniform between 10 KB and 10 MB. Messages without
+/// to 50 KB and one to three attachments, the whole message log-uniform between 10 KB past its body and 10 MB (the
+/// attachments base64-encoded). Messages without
 /// markup come from a pool of distinct ones, reused (the prefilter keeps no state between messages, so repeating
 /// one costs what a new one costs); markup messages are each unique (a new reservation each time).
 enum StreamCorpus {
@@ -24,8 +25,10 @@ enum StreamCorpus {
         return (0..<count).map { index in
             let withAttachments = Double(generator.next() % 10_000) / 10_000 < attachmentShare
             if withAttachments {
+                // The whole message between 10 KB and 10 MB; the attachments are what the body leaves, base64 (4/3).
                 let body = logUniform(5_000, 50_000, &generator)
-                let attachments = logUniform(10_000, 10_000_000 - body, &generator)
+                let total = logUniform(body + 10_000, 10_000_000, &generator)
+                let attachments = (total - body) * 3 / 4
                 return Message(
                     bytes: message(index: index, bodyBytes: body, attachmentBytes: attachments, using: &generator),
                     hasAttachments: true)
