@@ -152,6 +152,18 @@ enum ChildProcesses {
         _ = running.withLock { $0.remove(pid) }
     }
 
+    /// Working directories of the suites, removed when a signal stops the bench (a run that ends by itself removes
+    /// its own, or keeps it on purpose for a failure's evidence).
+    private static let directories = Mutex<Set<String>>([])
+
+    static func removeOnSignal(_ path: String) {
+        _ = directories.withLock { $0.insert(path) }
+    }
+
+    static func keepOnSignal(_ path: String) {
+        _ = directories.withLock { $0.remove(path) }
+    }
+
     /// SIGKILL to every process group still registered, then reaps them.
     static func killAll() {
         let pids = running.withLock { set -> Set<pid_t> in
@@ -182,7 +194,10 @@ enum ChildProcesses {
             source.setEventHandler {
                 FileHandle.standardError.write(Data("gateway-bench: signal \(number): stopping the servers it started\n".utf8))
                 killAll()
-                exit(128 + number)
+                for path in directories.withLock({ $0 }) { try? FileManager.default.removeItem(atPath: path) }
+                // At once: exit(3) would let the suite's own threads go on (and write into what was just removed)
+                // while it runs the exit handlers.
+                _exit(128 + number)
             }
             source.resume()
             signalSources.append(source)

@@ -28,6 +28,7 @@ struct ExtractionBenchmark {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "gateway-bench-extract-\(getpid())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        ChildProcesses.removeOnSignal(directory.path)
         defer { try? FileManager.default.removeItem(at: directory) }
         var manifest: [[String: String]] = []
         for document in corpus {

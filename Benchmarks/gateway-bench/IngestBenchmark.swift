@@ -33,6 +33,7 @@ struct IngestBenchmark {
 
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gateway-bench-\(getpid())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        ChildProcesses.removeOnSignal(directory.path)
         defer { try? FileManager.default.removeItem(at: directory) }
 
         var policy = Policy()

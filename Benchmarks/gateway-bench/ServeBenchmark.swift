@@ -79,6 +79,7 @@ struct ServeBenchmark {
 
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gateway-bench-serve-\(getpid())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        ChildProcesses.removeOnSignal(directory.path)
         let zonePath = directory.appendingPathComponent("keys.zone").path
         try zone.write(toFile: zonePath, atomically: true, encoding: .utf8)
         let storePath = directory.appendingPathComponent("gateway.sqlite").path
@@ -219,7 +220,10 @@ struct ServeBenchmark {
         }
         if server.process.isRunning { await server.stop() }
         try? await group.shutdownGracefully()
-        guard passed else { throw BenchFailure("the crash audit failed (store and logs kept in \(directory.path))") }
+        guard passed else {
+            ChildProcesses.keepOnSignal(directory.path)
+            throw BenchFailure("the crash audit failed (store and logs kept in \(directory.path))")
+        }
         try? FileManager.default.removeItem(at: directory)
     }
 

@@ -110,6 +110,7 @@ struct StreamBenchmark {
         }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gateway-bench-stream-\(getpid())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        ChildProcesses.removeOnSignal(directory.path)
         defer { try? FileManager.default.removeItem(at: directory) }
         var policy = Policy()
         policy.name = "bench"
@@ -178,6 +179,7 @@ struct StreamBenchmark {
         }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gateway-bench-stream-serve-\(getpid())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        ChildProcesses.removeOnSignal(directory.path)
         let zonePath = directory.appendingPathComponent("keys.zone").path
         try zone.write(toFile: zonePath, atomically: true, encoding: .utf8)
         let adminToken = (0..<4).map { _ in String(UInt64.random(in: .min ... .max), radix: 16) }.joined()

@@ -46,7 +46,12 @@ struct BenchmarkCommandTests {
                 "--http-connections", "1", "--lmtp-sessions", "1",
             ],
             outputPath: output)
-        defer { process.terminate(grace: .seconds(1)) }
+        defer {
+            process.terminate(grace: .seconds(1))
+            // The serve suite's working directory: removed by the bench on SIGTERM; SIGKILL leaves it to us.
+            try? FileManager.default.removeItem(
+                at: FileManager.default.temporaryDirectory.appendingPathComponent("gateway-bench-serve-\(process.processIdentifier)"))
+        }
 
         // The line the serve suite prints once its server runs: "server: pid N, ...".
         var server: Int32?
@@ -67,6 +72,11 @@ struct BenchmarkCommandTests {
         while (Self.isAlive(pid) || process.isRunning), ContinuousClock.now < gone { try await Task.sleep(for: .milliseconds(50)) }
         #expect(!process.isRunning, "gateway-bench still runs after signal \(signal)")
         #expect(!Self.isAlive(pid), "gateway serve (pid \(pid)) outlived gateway-bench stopped with signal \(signal)")
+        let benchDirectory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "gateway-bench-serve-\(process.processIdentifier)")
+        if signal == SIGTERM {
+            #expect(!FileManager.default.fileExists(atPath: benchDirectory.path), "the bench left \(benchDirectory.path)")
+        }
         for worker in workers { #expect(!Self.isAlive(worker), "gateway-worker \(worker) outlived its server") }
     }
 
