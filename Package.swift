@@ -168,6 +168,7 @@ let package = Package(
             dependencies: [
                 "DKIM", "DNS", "MailMessage", "Markup", "Reservations", "Admission", "Ingestion", "Sandbox", "Store",
                 "SQLiteStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // The serve suite's load clients (HTTP/1.1 and LMTP on SwiftNIO).
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
