@@ -194,7 +194,13 @@ enum ChildProcesses {
             source.setEventHandler {
                 FileHandle.standardError.write(Data("gateway-bench: signal \(number): stopping the servers it started\n".utf8))
                 killAll()
-                for path in directories.withLock({ $0 }) { try? FileManager.default.removeItem(atPath: path) }
+                // The suite's own threads may still write into a directory while it is removed (a corpus file
+                // appears between the listing and the rmdir): remove it again until it is gone.
+                for path in directories.withLock({ $0 }) {
+                    for _ in 0..<20 where FileManager.default.fileExists(atPath: path) {
+                        try? FileManager.default.removeItem(atPath: path)
+                    }
+                }
                 // At once: exit(3) would let the suite's own threads go on (and write into what was just removed)
                 // while it runs the exit handlers.
                 _exit(128 + number)
