@@ -68,12 +68,37 @@ package struct DecisionLogEntry: Codable, Hashable, Sendable, Identifiable {
 extension DecisionLogEntry {
     /// This entry with the outcome of each of `reservations` appended (the owner and item named), in order: what
     /// every backend's `ingest` writes to the log, in the transaction that applied them.
+    ///
+    /// An item the owner's block kept out is logged without its content: the owner and the outcome only, the item
+    /// reference withheld (``ReservationOutcomeRecord/withheld``), with the code `consent.sender-blocked`.
     package func recording(_ outcomes: [LifecycleOutcome], of reservations: [IncomingReservation]) -> DecisionLogEntry {
         var entry = self
         for (item, outcome) in zip(reservations, outcomes) {
-            entry.reservations.append(
-                ReservationOutcomeRecord(itemReference: item.itemReference, owner: item.owner, outcome: outcome))
+            if outcome == .blocked {
+                entry.reservations.append(
+                    ReservationOutcomeRecord(
+                        itemReference: ReservationOutcomeRecord.withheld, owner: item.owner, outcome: outcome,
+                        codes: [ReservationOutcomeRecord.senderBlocked]))
+            } else {
+                entry.reservations.append(
+                    ReservationOutcomeRecord(itemReference: item.itemReference, owner: item.owner, outcome: outcome))
+            }
         }
+        return entry
+    }
+
+    /// Whether this entry names `owner`, among its owners or as an item's owner.
+    package func names(_ owner: OwnerAddress) -> Bool {
+        owners.contains(owner) || reservations.contains { $0.owner == owner }
+    }
+
+    /// This entry without `owner` (issue 16, `gateway owners forget`): nil when nothing of it remains that is not
+    /// theirs (it named no other owner), else the entry with `owner` and their items removed.
+    package func forgetting(_ owner: OwnerAddress) -> DecisionLogEntry? {
+        var entry = self
+        entry.owners.removeAll { $0 == owner }
+        entry.reservations.removeAll { $0.owner == owner }
+        guard !entry.owners.isEmpty || entry.reservations.contains(where: { $0.owner != nil }) else { return nil }
         return entry
     }
 }

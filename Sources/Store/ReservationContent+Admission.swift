@@ -11,7 +11,11 @@ extension ReservationContent {
     ///   - senderTime: The time of the document (signed `Date:`, DKIM `t=`, the page's `dateModified` or fetch time).
     ///   - flags: The developer flags the admission relied on.
     ///   - source: The email's Message-ID or the page's URL.
-    package init(admitted reservation: Reservation, normalized: JSONValue, senderTime: SenderTime?, flags: [String], source: String) {
+    ///   - provenance: Where it came from, in full.
+    package init(
+        admitted reservation: Reservation, normalized: JSONValue, senderTime: SenderTime?, flags: [String], source: String,
+        provenance: Provenance = Provenance()
+    ) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let payload = (try? encoder.encode(StoredPayload(reservation: reservation, markup: normalized))) ?? Data()
@@ -26,7 +30,30 @@ extension ReservationContent {
             containerReference: reservation.containerReference ?? reservation.reservationId ?? "", status: status,
             isMinimalCancellation: reservation.isMinimalCancellation,
             senderTime: SenderTime.choose(modifiedTime: reservation.modifiedTime?.instant, fallback: senderTime),
-            kind: reservation.kind.rawValue, payload: payload, flags: flags, source: source)
+            kind: reservation.kind.rawValue, payload: payload, flags: flags, source: source, provenance: provenance,
+            endsAt: Self.end(of: reservation))
+    }
+
+    /// When `reservation` ends, for retention: its end, else its start; a date without a time ends when that day has
+    /// ended everywhere on Earth (the next day at 12:00 UTC). Nil when it states no time.
+    package static func end(of reservation: Reservation) -> Date? {
+        guard let time = reservation.endTime ?? reservation.startTime else { return nil }
+        if let instant = time.instant { return instant }
+        guard let day = try? Date(time.localDate + "T00:00:00Z", strategy: .iso8601) else { return nil }
+        return day.addingTimeInterval(36 * 3600)
+    }
+
+    /// The name the booking is under: the reservation's `underName`, else its first ticket's.
+    package static func underName(of reservation: Reservation) -> String? {
+        reservation.underName ?? reservation.tickets.lazy.compactMap(\.underName).first
+    }
+}
+
+extension StoredReservation {
+    /// The name the booking is under, read from the payload; nil when it names none (or the payload does not decode).
+    package var underName: String? {
+        guard let payload = try? JSONDecoder().decode(StoredPayload.self, from: content.payload) else { return nil }
+        return ReservationContent.underName(of: payload.reservation)
     }
 }
 
@@ -35,13 +62,15 @@ extension IncomingReservation {
     /// ``ReservationContent/init(admitted:normalized:senderTime:flags:source:)``).
     package init(
         admitted reservation: Reservation, normalized: JSONValue, owner: OwnerAddress, sourceDomain: String,
-        senderTime: SenderTime?, flags: [String], source: String
+        senderTime: SenderTime?, flags: [String], source: String, provenance: Provenance = Provenance()
     ) {
         self.init(
             key: ReservationKey(
                 owner: owner, sourceDomain: sourceDomain,
                 itemReference: reservation.itemReference ?? reservation.reservationId ?? ""),
             content: ReservationContent(
-                admitted: reservation, normalized: normalized, senderTime: senderTime, flags: flags, source: source))
+                admitted: reservation, normalized: normalized, senderTime: senderTime, flags: flags, source: source,
+                provenance: provenance),
+            underName: ReservationContent.underName(of: reservation))
     }
 }

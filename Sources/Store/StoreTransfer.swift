@@ -11,6 +11,8 @@ package enum StoreTable: String, Codable, Hashable, Sendable, CaseIterable, Codi
     case flagChanges = "flag-changes"
     case spooledMessages = "spooled-messages"
     case tokens
+    case senderPreferences = "sender-preferences"
+    case ownerProfiles = "owner-profiles"
 
     /// Rows per page when copying: spooled messages are whole emails (up to the spool limit each).
     package var pageSize: Int { self == .spooledMessages ? 16 : 500 }
@@ -38,6 +40,8 @@ package enum TransferRecord: Codable, Hashable, Sendable {
     case flagChange(FlagChange)
     case spooled(SpooledMessage)
     case token(StoredToken)
+    case senderPreference(SenderPreference)
+    case ownerProfile(OwnerProfile)
 
     /// Where the next page of its table starts.
     package var cursor: TransferCursor {
@@ -51,15 +55,24 @@ package enum TransferRecord: Codable, Hashable, Sendable {
         case .flagChange(let change): .id(change.id)
         case .spooled(let message): .id(message.id)
         case .token(let stored): .id(stored.token.id)
+        case .senderPreference(let preference): .pair(preference.owner.address, preference.domain)
+        case .ownerProfile(let profile): .name(profile.owner.address)
         }
     }
 }
 
-/// The key after which a page of a table starts: rows come in key order (id; reservation id and version; name).
+/// The key after which a page of a table starts: rows come in key order (id; reservation id and version; name;
+/// two names, compared as bytes).
 package enum TransferCursor: Hashable, Sendable {
     case id(Int64)
     case version(Int64, Int)
     case name(String)
+    case pair(String, String)
+
+    package var pair: (String, String) {
+        if case .pair(let first, let second) = self { return (first, second) }
+        return ("", "")
+    }
 
     package var id: Int64 {
         if case .id(let id) = self { return id }

@@ -23,7 +23,11 @@ struct LifecyclePlanTests {
         #expect(
             Self.plan(incoming, stored: [])
                 == LifecyclePlan(
-                    writes: [.create(key: incoming.key, content: incoming.content, at: Self.now, cancelledAt: nil)],
+                    writes: [
+                        .create(
+                            key: incoming.key, content: incoming.content, at: Self.now, cancelledAt: nil,
+                            consent: Consent(.suggested, reason: .new, changedAt: Self.now))
+                    ],
                     outcome: .created))
     }
 
@@ -64,6 +68,7 @@ struct LifecyclePlanTests {
         written.status = .cancelled
         written.senderTime = cancellation.content.senderTime
         written.source = cancellation.content.source
+        written.provenance = cancellation.content.provenance
         #expect(
             plan
                 == LifecyclePlan(
