@@ -6,14 +6,21 @@ package import Store
 /// cancelled item, under a UID that stays the same for the item's whole life, SEQUENCE growing
 /// with each version, STATUS:CANCELLED once cancelled. Pending and held items produce no event.
 ///
+/// The owner decides what shows (issue 16): an accepted reservation is `STATUS:CONFIRMED`, a suggested one
+/// `STATUS:TENTATIVE` (or absent, when the owner hides suggestions), a declined one never appears.
+///
 /// The output depends on the records only (no "now" in it), so a feed that did not change renders to the same
 /// bytes and its ETag stays the same. Without METHOD (a subscribed feed is not an iTIP message, RFC 5546), DTSTAMP
-/// is when the event's information was last revised in the store (RFC 5545 §3.8.7.2), the record's `updatedAt`.
+/// is when the event's information was last revised in the store (RFC 5545 §3.8.7.2): the record's content or its
+/// consent, whichever changed last.
 package enum CalendarFeed {
-    package static func render(_ reservations: [StoredReservation]) -> String {
+    /// - Parameter suggested: how the owner wants suggested reservations shown (their profile's setting).
+    package static func render(
+        _ reservations: [StoredReservation], suggested: OwnerProfile.SuggestedInCalendar = .tentative
+    ) -> String {
         var lines = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//gateway//reservations//EN", "CALSCALE:GREGORIAN"]
         for stored in reservations.sorted(by: { $0.id < $1.id }) {
-            guard stored.status == .confirmed || stored.status == .cancelled,
+            guard stored.status == .confirmed || stored.status == .cancelled, isShown(stored.consent.state, suggested),
                 let payload = try? JSONDecoder().decode(StoredPayload.self, from: stored.payload)
             else { continue }
             lines += event(for: payload.reservation, stored: stored)
@@ -26,10 +33,10 @@ package enum CalendarFeed {
         guard let start = reservation.startTime, let startValue = dateValue(start) else { return [] }
         var lines = ["BEGIN:VEVENT"]
         lines.append("UID:\(uid(stored))")
-        lines.append("DTSTAMP:\(utc(stored.updatedAt))")
-        lines.append("LAST-MODIFIED:\(utc(stored.updatedAt))")
+        lines.append("DTSTAMP:\(utc(stored.lastChangedAt))")
+        lines.append("LAST-MODIFIED:\(utc(stored.lastChangedAt))")
         lines.append("SEQUENCE:\(max(0, stored.version - 1))")
-        lines.append("STATUS:\(stored.status == .cancelled ? "CANCELLED" : "CONFIRMED")")
+        lines.append("STATUS:\(status(stored))")
         lines.append("DTSTART\(startValue)")
         if let end = reservation.endTime, let endValue = dateValue(end, exclusiveDate: true) {
             lines.append("DTEND\(endValue)")
@@ -48,6 +55,21 @@ package enum CalendarFeed {
         lines.append("DESCRIPTION:\(escape(description.joined(separator: "\n")))")
         lines.append("END:VEVENT")
         return lines
+    }
+
+    /// Whether a reservation with this consent appears at all.
+    static func isShown(_ consent: Consent.State, _ suggested: OwnerProfile.SuggestedInCalendar) -> Bool {
+        switch consent {
+        case .accepted: true
+        case .suggested: suggested == .tentative
+        case .declined: false
+        }
+    }
+
+    /// RFC 5545 §3.8.1.11: cancelled whatever the consent; confirmed once accepted; tentative while suggested.
+    static func status(_ stored: StoredReservation) -> String {
+        if stored.status == .cancelled { return "CANCELLED" }
+        return stored.consent.state == .accepted ? "CONFIRMED" : "TENTATIVE"
     }
 
     /// Stable for the item's life: the store's key (owner, source domain, item reference), hashed.

@@ -1,0 +1,58 @@
+package import Foundation
+package import Store
+
+/// Everything the gateway holds about one owner, as one JSON document (`gateway owners export`,
+/// `GET /v1/owners/{o}/export`; issue 16): their reservations with every version and its provenance and their
+/// consent, their sender decisions and profile, the decision-log entries naming them, messages spooled for them,
+/// and the tokens issued to them (never a secret, nor its hash).
+package struct OwnerExport: Codable, Sendable {
+    /// A message waiting in the spool for them, with its bytes (base64), exactly as received.
+    package struct SpooledCopy: Codable, Sendable {
+        package var id: Int64
+        package var channel: IngestionChannel
+        package var reasonCode: String
+        package var attempts: Int
+        package var createdAt: Date
+        package var nextAttemptAt: Date
+        package var message: Data
+
+        init(_ message: SpooledMessage) {
+            id = message.id
+            channel = message.channel
+            reasonCode = message.reasonCode
+            attempts = message.attempts
+            createdAt = message.createdAt
+            nextAttemptAt = message.nextAttemptAt
+            self.message = message.bytes
+        }
+    }
+
+    package var owner: OwnerAddress
+    package var exportedAt: Date
+    /// The names set or learned, and how suggestions show; nil when the gateway has none.
+    package var profile: OwnerProfile?
+    package var senders: [SenderPreference]
+    /// Each reservation with its consent, its current content, and every version (content and provenance).
+    package var reservations: [ReservationView]
+    package var decisionLog: [DecisionLogEntry]
+    package var spooledMessages: [SpooledCopy]
+    package var tokens: [AccessToken]
+
+    package init(_ records: OwnerRecords, exportedAt: Date) {
+        owner = records.owner
+        self.exportedAt = exportedAt
+        profile = records.profile
+        senders = records.senderPreferences
+        reservations = records.reservations.map { reservation in
+            var view = ReservationView(
+                reservation, history: records.history.filter { $0.reservationID == reservation.id })
+            view.versions = records.history.filter { $0.reservationID == reservation.id }.map {
+                ReservationView.Version($0, withMarkup: true)
+            }
+            return view
+        }
+        decisionLog = records.decisionLog
+        spooledMessages = records.spooledMessages.map(SpooledCopy.init)
+        tokens = records.tokens
+    }
+}
