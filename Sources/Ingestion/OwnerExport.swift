@@ -34,6 +34,7 @@ package struct OwnerExport: Codable, Sendable {
     package var senders: [SenderPreference]
     /// Each reservation with its consent, its current content, and every version (content and provenance).
     package var reservations: [ReservationView]
+    /// The decision-log entries naming them, each without the other owners it names and their items.
     package var decisionLog: [DecisionLogEntry]
     package var spooledMessages: [SpooledCopy]
     package var tokens: [AccessToken]
@@ -51,7 +52,9 @@ package struct OwnerExport: Codable, Sendable {
             }
             return view
         }
-        decisionLog = records.decisionLog
+        // An entry that names other owners too (one email to several people) is theirs as well: only this owner's
+        // part of it is exported.
+        decisionLog = records.decisionLog.map { $0.keepingOnly(records.owner) }
         spooledMessages = records.spooledMessages.map(SpooledCopy.init)
         tokens = records.tokens
     }

@@ -92,6 +92,14 @@ extension DecisionLogEntry {
         owners.contains(owner) || reservations.contains { $0.owner == owner }
     }
 
+    /// This entry as one owner may see it (their export): the other owners it names, and their items, left out.
+    package func keepingOnly(_ owner: OwnerAddress) -> DecisionLogEntry {
+        var entry = self
+        entry.owners.removeAll { $0 != owner }
+        entry.reservations.removeAll { $0.owner != nil && $0.owner != owner }
+        return entry
+    }
+
     /// This entry without `owner` (issue 16, `gateway owners forget`): nil when nothing of it remains that is not
     /// theirs (it named no other owner), else the entry with `owner` and their items removed.
     package func forgetting(_ owner: OwnerAddress) -> DecisionLogEntry? {

@@ -157,7 +157,12 @@ struct OwnerRouteTests {
             let reservations = try #require(document["reservations"] as? [[String: Any]])
             #expect(reservations.count == (try await fixture.store.list(owner: OwnerAddress(Self.eva)!)).count)
             #expect(reservations.allSatisfy { ($0["versions"] as? [[String: Any]])?.first?["markup"] != nil })
-            #expect((document["decisionLog"] as? [[String: Any]])?.count == 1)
+            // The email named Tom too: Eva's export holds her part of its log entry only.
+            let log = try #require(document["decisionLog"] as? [[String: Any]])
+            #expect(log.count == 1)
+            #expect(log.first?["owners"] as? [String] == [Self.eva])
+            let items = log.first?["reservations"] as? [[String: Any]] ?? []
+            #expect(!items.isEmpty && items.allSatisfy { $0["owner"] as? String == Self.eva })
             let tokens = try #require(document["tokens"] as? [[String: Any]])
             #expect(tokens.count == 1 && tokens.allSatisfy { $0["secret"] == nil && $0["secretHash"] == nil })
             #expect(try await client.call(.get, "/v1/owners/\(Self.eva)/export", token: tom).status == .forbidden)
