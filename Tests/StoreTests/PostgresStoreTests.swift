@@ -23,10 +23,44 @@ struct PostgresStoreTests {
                 for _ in 0..<4 { group.addTask { try await PostgresStore.migrate(settings) } }
                 return try await group.reduce(into: [[String]]()) { $0.append($1) }
             }
-            // One node applied v3 under the advisory lock; the others found it done.
-            #expect(applied.filter { !$0.isEmpty } == [[StoreSchema.current]])
+            // One node applied every migration under the advisory lock; the others found them done.
+            let known = PostgresStore.migrations.map(\.identifier)
+            #expect(applied.filter { !$0.isEmpty } == [known])
             let name = String(url.split(separator: "/").last!.split(separator: "?").first!)
-            #expect(try await server.psql("SELECT identifier FROM gateway_migration", database: name) == "v3\n")
+            #expect(
+                try await server.psql("SELECT identifier FROM gateway_migration ORDER BY identifier", database: name)
+                    == known.map { $0 + "\n" }.joined())
+        }
+    }
+
+    /// v5-trust on PostgreSQL: a revoked domain becomes suspended by an operator, its history too.
+    @Test func aVersionFourDatabaseGetsDomainStates() async throws {
+        let server = try await PostgresServer.shared()
+        try await server.withDatabase { url in
+            let name = String(url.split(separator: "/").last!.split(separator: "?").first!)
+            try await server.psql(
+                "CREATE TABLE gateway_migration (identifier text PRIMARY KEY, applied_at bigint NOT NULL)", database: name)
+            for migration in PostgresStore.migrations where migration.identifier < "v5" {
+                try await server.psql(migration.sql, database: name)
+                try await server.psql(
+                    "INSERT INTO gateway_migration VALUES ('\(migration.identifier)', 0)", database: name)
+            }
+            try await server.psql(
+                """
+                INSERT INTO registered_domain (domain, status, contact, created_at, updated_at, updated_by)
+                VALUES ('airline.example', 'revoked', NULL, 0, 0, 'alice');
+                INSERT INTO registered_domain_change (domain, status, contact, changed_at, changed_by)
+                VALUES ('airline.example', 'revoked', NULL, 1, 'bob');
+                """, database: name)
+            let store = try await PostgresStore.open(try Self.settings(url))
+            try await running([store]) { _ in
+                let revoked = try #require(try await store.registeredDomain("airline.example"))
+                #expect(revoked.status == .suspended)
+                #expect(revoked.trust.suspension?.cause == .operator)
+                let changes = try await store.domainChanges(domain: "airline.example", limit: 10)
+                #expect(changes.map(\.status) == [.suspended])
+                #expect(changes.map(\.reason) == ["revoked by an operator"])
+            }
         }
     }
 
@@ -58,8 +92,8 @@ struct PostgresStoreTests {
                 let before = try await store.status()
                 #expect(before.backend == "postgresql")
                 #expect(before.schemaVersion == nil)
-                #expect(before.pendingMigrations == ["v3"])
-                #expect(try await store.migrate() == ["v3"])
+                #expect(before.pendingMigrations == PostgresStore.migrations.map(\.identifier))
+                #expect(try await store.migrate() == PostgresStore.migrations.map(\.identifier))
                 #expect(try await store.migrate() == [])
                 let after = try await store.status()
                 #expect(after.schemaVersion == StoreSchema.current)
@@ -107,7 +141,7 @@ struct PostgresStoreTests {
             let settings = try Self.settings(
                 "postgres://\(PostgresServer.user)@/\(name)?host=\(server.directory)&port=\(server.port)")
             #expect(settings.endpoint == .socket(directory: server.directory, port: server.port))
-            #expect(try await PostgresStore.migrate(settings) == [StoreSchema.current])
+            #expect(try await PostgresStore.migrate(settings) == PostgresStore.migrations.map(\.identifier))
         }
     }
 }
