@@ -37,4 +37,17 @@ package struct IngestionReport: Sendable, Codable, Hashable {
     /// The spool entry holding a deferred message for `gateway retry`.
     package var spoolID: Int64?
     package var dryRun: Bool
+
+    /// The code of mail that carries no markup: extraction found no reservation, no broken markup and no failure.
+    package static let noReservationsCode = "markup.no-reservations"
+
+    /// Whether this answers mail that carried no markup (``noReservationsCode``, nothing logged).
+    package var isWithoutReservations: Bool { codes == [Self.noReservationsCode] && logID == nil && !dryRun }
+
+    /// The report for mail that carried no markup: rejected, nothing stored, nothing logged.
+    static func withoutReservations(source: String, channel: IngestionChannel, owners: [OwnerAddress]) -> IngestionReport {
+        IngestionReport(
+            source: source, channel: channel.rawValue, verdict: .rejected, codes: [noReservationsCode], sourceDomain: nil,
+            dkim: nil, flags: [], owners: owners, items: [], diagnostics: [], logID: nil, spoolID: nil, dryRun: false)
+    }
 }

@@ -99,11 +99,17 @@ package struct Ingestor: Sendable {
 
         // Resolve, then admit.
         let resolutions = Array(resolver.resolve(graph).prefix(policy.limits.maxReservationsPerDocument))
+        // Mail that carries no markup — no reservation, no broken markup, no extraction failure — is answered and
+        // counted, never logged: nothing of its identity (Message-ID, addresses, subject) is kept (issue 15).
+        if !dryRun && resolutions.isEmpty && !markupInUnsignedTail && diagnostics.isEmpty {
+            if let spoolID { _ = try await environment.store.removeSpooledMessage(id: spoolID) }
+            return IngestionReport.withoutReservations(source: source, channel: channel, owners: owners)
+        }
         let registration = try await authentication.fromDomain.asyncFlatMap { try await registry.entry(covering: $0) }
         let active = try await flags.active()
         let decision = AdmissionDecision(
             source: .email(authentication), resolutions: resolutions, owners: owners, registration: registration,
-            flags: active, policy: policy, markupInUnsignedTail: markupInUnsignedTail,
+            flags: active, policy: policy, markupInUnsignedTail: markupInUnsignedTail, now: environment.now(),
             sourceDescription: authentication.messageID ?? source)
         return try await record(
             decision, source: authentication.messageID ?? source, displaySource: source, channel: channel, contentHash: contentHash,
@@ -131,7 +137,7 @@ package struct Ingestor: Sendable {
         dkim: String?, diagnostics: [String], bytes: [UInt8], givenOwners: [OwnerAddress], dryRun: Bool, spoolID: Int64?
     ) async throws -> IngestionReport {
         let store = environment.store
-        let flagNames = decision.flagsUsed.map(\.rawValue)
+        let flagNames = decision.flagsUsed.map(\.rawValue) + decision.marks
         var codes = decision.codes
         if decision.items.isEmpty { codes += diagnostics }
         var report = IngestionReport(
@@ -198,8 +204,10 @@ package struct Ingestor: Sendable {
             source: source, channel: channel.rawValue, verdict: .rejected, codes: codes, sourceDomain: sourceDomain, dkim: nil, flags: [],
             owners: owners, items: [], diagnostics: diagnostics, logID: nil, spoolID: nil, dryRun: dryRun)
         if !dryRun {
+            // Refused before its markup was read: whether it carries any is unknown, so its owners (the recipients)
+            // stay out of the log; the source is the channel's own description, never a header.
             let entry = DecisionLogEntry(
-                time: environment.now(), channel: channel, sourceDomain: sourceDomain, source: source, owners: owners,
+                time: environment.now(), channel: channel, sourceDomain: sourceDomain, source: source, owners: [],
                 contentHash: contentHash, verdict: .rejected, codes: codes, flags: [], reservations: [])
             report.logID = try await environment.store.ingest([], decision: entry, removingSpooledMessage: spoolID).id
         }
