@@ -147,6 +147,7 @@ package struct AdmissionDecision: Sendable {
             }
             if let testOwners, codes.isEmpty, owners.contains(where: { !testOwners.contains($0) }) {
                 codes.append("registry.test-mode-owner-not-listed")
+                marks.removeAll { $0 == Self.testModeMark }  // it admitted nothing
             }
         }
         if resolutions.isEmpty && codes.isEmpty && !deferred { codes.append("markup.no-reservations") }

@@ -53,8 +53,8 @@ package enum DomainLifecycle {
 
     // MARK: - Operators
 
-    /// Approves `current`. Under a policy that requires a proof, only a domain whose challenge record was found and is
-    /// not suspended for a missing record.
+    /// Approves `current` (ending its test mode). Under a policy that requires a proof, only a domain whose challenge
+    /// record was found and is not suspended for a missing record.
     /// - Returns: nil when it is approved already.
     /// - Throws: `registry.domain-not-registered`; `registry.domain-not-verified` when the policy requires a proof
     ///   that is missing.
@@ -74,6 +74,7 @@ package enum DomainLifecycle {
         }
         entry.status = .approved
         entry.trust.suspension = nil
+        entry.trust.testMode = nil  // what it was for is over
         return DomainUpdate(registration: entry, recordsChange: true, reason: "approved")
     }
 

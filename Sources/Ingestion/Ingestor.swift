@@ -66,13 +66,13 @@ package struct Ingestor: Sendable {
         let policy = environment.policy
         let contentHash = ContentHash.sha256Hex(bytes)
         guard bytes.count <= policy.limits.maxMessageBytes else {
-            return try await refuse(source: source, channel: channel, codes: ["admission.message-too-large"], contentHash: contentHash, owners: owners, dryRun: dryRun, spoolID: spoolID)
+            return try await refuse(source: source, channel: channel, codes: ["admission.message-too-large"], contentHash: contentHash, owners: owners, dryRun: dryRun, spoolID: spoolID, logsOwners: false)
         }
         let message: RawMessage
         do {
             message = try RawMessage(bytes: bytes)
         } catch {
-            return try await refuse(source: source, channel: channel, codes: [error.code], contentHash: contentHash, owners: owners, dryRun: dryRun, spoolID: spoolID)
+            return try await refuse(source: source, channel: channel, codes: [error.code], contentHash: contentHash, owners: owners, dryRun: dryRun, spoolID: spoolID, logsOwners: false)
         }
 
         // Authenticate.
@@ -195,19 +195,21 @@ package struct Ingestor: Sendable {
     }
 
     /// A document refused before authentication (too large, not a message, a page not fetched).
-    /// - Parameter diagnostics: what the report adds to the codes (the reason a page was refused).
+    /// - Parameters:
+    ///   - diagnostics: what the report adds to the codes (the reason a page was refused).
+    ///   - logsOwners: false for an email refused before its markup was read: whether it carries any is unknown, so its
+    ///     owners (its recipients) stay out of the log (issue 15). A page's owner was given with it.
     func refuse(
         source: String, channel: IngestionChannel, codes: [String], contentHash: String, owners: [OwnerAddress], dryRun: Bool, spoolID: Int64?,
-        sourceDomain: String? = nil, diagnostics: [String] = []
+        sourceDomain: String? = nil, diagnostics: [String] = [], logsOwners: Bool = true
     ) async throws -> IngestionReport {
         var report = IngestionReport(
             source: source, channel: channel.rawValue, verdict: .rejected, codes: codes, sourceDomain: sourceDomain, dkim: nil, flags: [],
             owners: owners, items: [], diagnostics: diagnostics, logID: nil, spoolID: nil, dryRun: dryRun)
         if !dryRun {
-            // Refused before its markup was read: whether it carries any is unknown, so its owners (the recipients)
-            // stay out of the log; the source is the channel's own description, never a header.
             let entry = DecisionLogEntry(
-                time: environment.now(), channel: channel, sourceDomain: sourceDomain, source: source, owners: [],
+                time: environment.now(), channel: channel, sourceDomain: sourceDomain, source: source,
+                owners: logsOwners ? owners : [],
                 contentHash: contentHash, verdict: .rejected, codes: codes, flags: [], reservations: [])
             report.logID = try await environment.store.ingest([], decision: entry, removingSpooledMessage: spoolID).id
         }

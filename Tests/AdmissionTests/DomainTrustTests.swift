@@ -102,7 +102,11 @@ struct DomainTrustTests {
         } catch {
             #expect(error.code == .domainNotVerified)
         }
-        #expect(try DomainLifecycle.approve(Self.registration(.verified), name: "skyways.example", policy: production)?.registration.status == .approved)
+        var testing = Self.registration(.verified)
+        testing.trust.testMode = .init(owners: [Self.eva], until: Self.start.addingTimeInterval(60), setBy: "qa")
+        let approved = try DomainLifecycle.approve(testing, name: "skyways.example", policy: production)?.registration
+        #expect(approved?.status == .approved)
+        #expect(approved?.trust.testMode == nil)
         #expect(try DomainLifecycle.approve(Self.registration(.pending, verified: false), name: "skyways.example", policy: development)?.registration.status == .approved)
         #expect(throws: AdmissionError.self) {
             try DomainLifecycle.approve(nil, name: "skyways.example", policy: development)
@@ -272,6 +276,7 @@ struct DomainTrustTests {
         let other = Self.decide(entry, policy: production, owners: [Self.tom])
         #expect(other.verdict == .rejected)
         #expect(other.codes == ["registry.test-mode-owner-not-listed"])
+        #expect(other.marks.isEmpty)
         #expect(Self.decide(entry, policy: production, owners: [Self.eva, Self.tom]).codes == ["registry.test-mode-owner-not-listed"])
 
         let expired = Self.decide(entry, policy: production, owners: [Self.eva], now: Self.start.addingTimeInterval(601))
