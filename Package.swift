@@ -87,7 +87,7 @@ let package = Package(
         .target(
             name: "Admission",
             dependencies: [
-                "DKIM", "MailMessage", "Markup", "Reservations", "Store", "CLibIDN2",
+                "DKIM", "DNS", "MailMessage", "Markup", "Reservations", "Store", "CLibIDN2",
                 .product(name: "Yams", package: "Yams"),
             ],
             swiftSettings: strictSettings
@@ -210,7 +210,8 @@ let package = Package(
         ),
         .testTarget(name: "ICalendarTests", dependencies: ["ICalendar", "Reservations", "Store"], swiftSettings: strictSettings),
         .testTarget(
-            name: "AdmissionTests", dependencies: ["Admission", "Store", "InMemoryStore", "TestSupport"],
+            name: "AdmissionTests",
+            dependencies: ["Admission", "DNS", "Markup", "Reservations", "Store", "InMemoryStore", "TestSupport"],
             swiftSettings: strictSettings),
         // One conformance suite over every backend (SQLite, a real PostgreSQL, in memory), plus what is only one
         // backend's (GRDB directly, to craft foreign and older SQLite databases).

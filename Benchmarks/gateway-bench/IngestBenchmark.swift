@@ -354,10 +354,11 @@ private struct TimedStore: GatewayStore {
     func registeredDomains(status: RegisteredDomain.Status?) async throws -> [RegisteredDomain] {
         try await stopwatch.time { try await base.registeredDomains(status: status) }
     }
-    func setDomain(_ domain: String, status: RegisteredDomain.Status, contact: String?, by actor: String) async throws
-        -> RegisteredDomain
-    {
-        try await stopwatch.time { try await base.setDomain(domain, status: status, contact: contact, by: actor) }
+    func updateDomain(
+        _ domain: String, by actor: String,
+        _ change: @escaping @Sendable (RegisteredDomain?, Date) throws -> DomainUpdate?
+    ) async throws -> RegisteredDomain? {
+        try await stopwatch.time { try await base.updateDomain(domain, by: actor, change) }
     }
     func domainChanges(domain: String?, limit: Int) async throws -> [DomainChange] {
         try await stopwatch.time { try await base.domainChanges(domain: domain, limit: limit) }
@@ -413,6 +414,18 @@ private struct TimedStore: GatewayStore {
     }
     func releaseLease(_ name: String, holder: String) async throws { try await base.releaseLease(name, holder: holder) }
     func leases() async throws -> [JobLease] { try await base.leases() }
+    func chargeQuotas(_ charges: [QuotaCharge]) async throws -> QuotaRefusal? {
+        try await stopwatch.time { try await base.chargeQuotas(charges) }
+    }
+    func quotaCounters(scope: QuotaKey.Scope, subject: String) async throws -> [QuotaCounter] {
+        try await base.quotaCounters(scope: scope, subject: subject)
+    }
+    func removeQuotaCounters(endedBefore instant: Date) async throws -> Int {
+        try await base.removeQuotaCounters(endedBefore: instant)
+    }
+    func secret(_ name: String, orMake make: @escaping @Sendable () -> Data) async throws -> Data {
+        try await base.secret(name, orMake: make)
+    }
 }
 
 /// CPU time of this process and of its reaped children (the sandbox workers), from getrusage(2).

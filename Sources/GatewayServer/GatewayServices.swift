@@ -1,4 +1,5 @@
 package import Ingestion
+import Foundation
 import Synchronization
 
 /// Everything the HTTP API and the LMTP listener share: the pipeline, the tokens, the back-pressure gate and the
@@ -23,6 +24,8 @@ package struct GatewayServices: Sendable {
     /// This node's name in the store's job leases.
     package let node = ClusterJobs.nodeName()
     let lifecycle = ServerLifecycle()
+    /// The owner pseudonyms' key once read from the store (``pseudonyms()``).
+    let pseudonymKey = KeyCache()
     /// Who may hold the HTTP listener's connections (``GuardedHTTPChannel``).
     package let connectionGuard: ConnectionGuard
 
@@ -44,6 +47,7 @@ package struct GatewayServices: Sendable {
         self.sandboxRestarts = sandboxRestarts
         self.sandboxReady = sandboxReady
         self.actorPrefix = actorPrefix
+        clusterJobs.append(Self.domainRecheckJob(ingestor: ingestor, metrics: metrics, actor: "\(actorPrefix):recheck"))
     }
 
     /// Runs one ingestion in a gate slot and records it. - Returns: nil when the gate refused (full or closing).
@@ -68,6 +72,13 @@ package struct GatewayServices: Sendable {
         }
         return report
     }
+}
+
+/// A value read once and kept for the process's life (a store secret).
+final class KeyCache: Sendable {
+    private let value = Mutex<Data?>(nil)
+
+    func withLock<T>(_ body: (inout Data?) -> T) -> T { value.withLock { body(&$0) } }
 }
 
 /// Whether the server is draining (graceful shutdown): `/readyz` answers 503 so a load balancer stops sending.

@@ -18,6 +18,8 @@ package final class InMemoryStore: ManagedStore {
         var spool: [SpooledMessage] = []
         var tokens: [StoredToken] = []
         var leases: [String: JobLease] = [:]
+        var quotaCounters: [QuotaKey: QuotaCounter] = [:]
+        var secrets: [String: Data] = [:]
         /// The last identifier handed out, per table (never reused, like AUTOINCREMENT and identity columns).
         var lastID: [StoreTable: Int64] = [:]
 
@@ -224,26 +226,26 @@ package final class InMemoryStore: ManagedStore {
         read { $0.domains.values.filter { status == nil || $0.status == status }.sorted { $0.domain < $1.domain } }
     }
 
-    package func setDomain(
-        _ domain: String, status: RegisteredDomain.Status, contact: String?, by actor: String
-    ) async throws -> RegisteredDomain {
+    package func updateDomain(
+        _ domain: String, by actor: String,
+        _ change: @escaping @Sendable (RegisteredDomain?, Date) throws -> DomainUpdate?
+    ) async throws -> RegisteredDomain? {
         let name = StoreNames.domain(domain)
-        try limits.validateDomainChange(domain: name, contact: contact, actor: actor)
+        try limits.validateDomainChange(domain: name, contact: nil, actor: actor)
         let now = StoreTime.truncated(self.now())
+        let limits = self.limits
         return try transaction { state in
-            var entry =
-                state.domains[name]
-                ?? RegisteredDomain(
-                    domain: name, status: status, contact: contact, createdAt: now, updatedAt: now, updatedBy: actor)
-            entry.status = status
-            entry.contact = contact ?? entry.contact
-            entry.updatedAt = now
-            entry.updatedBy = actor
+            let current = state.domains[name]
+            guard let update = try change(current, now) else { return current }
+            let entry = DomainUpdate.stamped(update, name: name, current: current, now: now, actor: actor)
+            try limits.validateRegistration(entry, reason: update.reason)
             state.domains[name] = entry
-            state.domainChanges.append(
-                DomainChange(
-                    id: state.nextID(.domainChanges), domain: name, status: status, contact: entry.contact,
-                    changedAt: now, changedBy: actor))
+            if update.recordsChange {
+                state.domainChanges.append(
+                    DomainChange(
+                        id: state.nextID(.domainChanges), domain: name, status: entry.status, contact: entry.contact,
+                        changedAt: now, changedBy: actor, reason: update.reason))
+            }
             return entry
         }
     }
@@ -412,6 +414,46 @@ package final class InMemoryStore: ManagedStore {
             }
             state.tokens[index].token.revokedAt = now
             return true
+        }
+    }
+
+    // MARK: - Quotas and secrets
+
+    package func chargeQuotas(_ charges: [QuotaCharge]) async throws -> QuotaRefusal? {
+        try limits.validateQuotaCharges(charges)
+        let now = StoreTime.truncated(self.now())
+        return try transaction { state in
+            switch charges.applied(to: state.quotaCounters, at: now) {
+            case .failure(let refusal): return refusal
+            case .success(let written):
+                for counter in written { state.quotaCounters[counter.key] = counter }
+                return nil
+            }
+        }
+    }
+
+    package func quotaCounters(scope: QuotaKey.Scope, subject: String) async throws -> [QuotaCounter] {
+        read { state in
+            state.quotaCounters.values.filter { $0.key.scope == scope && $0.key.subject == subject }
+                .sorted { $0.key.metric.rawValue < $1.key.metric.rawValue }
+        }
+    }
+
+    package func removeQuotaCounters(endedBefore instant: Date) async throws -> Int {
+        try transaction { state in
+            let ended = state.quotaCounters.filter { $0.value.windowEnd < instant }.map(\.key)
+            for key in ended { state.quotaCounters[key] = nil }
+            return ended.count
+        }
+    }
+
+    package func secret(_ name: String, orMake make: @escaping @Sendable () -> Data) async throws -> Data {
+        try limits.checkField(name, "name")
+        return try transaction { state in
+            if let stored = state.secrets[name] { return stored }
+            let made = make()
+            state.secrets[name] = made
+            return made
         }
     }
 }

@@ -96,7 +96,9 @@ extension Ingestor {
             source: .web(host: host, finalURL: page.finalURL.absoluteString, verified: page.usedTLS && page.certificateVerified),
             resolutions: resolutions, owners: owners, registration: registration, flags: active,
             policy: environment.policy, requireOwner: !dryRun,
-            documentTime: Self.pageTime(of: graph) ?? SenderTime(fetchedAt, source: .fetchTime), sourceDescription: source)
+            documentTime: Self.pageTime(of: graph) ?? SenderTime(fetchedAt, source: .fetchTime),
+            organizationalDomain: environment.publicSuffixes.organizationalDomain(of: host), now: fetchedAt,
+            sourceDescription: source)
         return try await record(
             decision, source: source, displaySource: url.absoluteString, channel: .web,
             contentHash: ContentHash.sha256Hex(page.body), dkim: nil, diagnostics: diagnostics, bytes: page.body,

@@ -85,7 +85,7 @@ extension PostgresStore {
             case .domainChanges:
                 return try await Self.rows(
                     """
-                    SELECT id, domain, status, contact, changed_at, changed_by FROM registered_domain_change
+                    SELECT \(unescaped: Self.domainChangeColumns) FROM registered_domain_change
                     WHERE id > \(id) ORDER BY id LIMIT \(limit)
                     """, on: connection, logger: logger
                 ).map { .domainChange(try Self.domainChange($0)) }
@@ -184,16 +184,16 @@ extension PostgresStore {
         case .domain(let domain):
             try await connection.query(
                 """
-                INSERT INTO registered_domain (domain, status, contact, created_at, updated_at, updated_by)
+                INSERT INTO registered_domain (domain, status, contact, created_at, updated_at, updated_by, trust)
                 VALUES (\(domain.domain), \(domain.status.rawValue), \(domain.contact), \(ms(domain.createdAt)),
-                    \(ms(domain.updatedAt)), \(domain.updatedBy))
+                    \(ms(domain.updatedAt)), \(domain.updatedBy), \(try domain.trust.encoded()))
                 """, logger: logger)
         case .domainChange(let change):
             try await connection.query(
                 """
-                INSERT INTO registered_domain_change (id, domain, status, contact, changed_at, changed_by)
+                INSERT INTO registered_domain_change (id, domain, status, contact, changed_at, changed_by, reason)
                 VALUES (\(change.id), \(change.domain), \(change.status.rawValue), \(change.contact),
-                    \(ms(change.changedAt)), \(change.changedBy))
+                    \(ms(change.changedAt)), \(change.changedBy), \(change.reason))
                 """, logger: logger)
         case .flag(let flag):
             try await connection.query(

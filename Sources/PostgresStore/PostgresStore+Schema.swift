@@ -144,6 +144,36 @@ extension PostgresStore {
             );
             """
         ),
+        // Issue 15: a registration's proof of control, checks, suspension, test mode and hosts (one JSON value the
+        // admission stage decides); statuses pending, verified, approved, suspended (an operator's `revoked` becomes
+        // suspended by an operator); a reason on each history line; the quota counters; the shared secrets.
+        (
+            "v5-trust",
+            """
+            ALTER TABLE registered_domain ADD COLUMN trust text NOT NULL DEFAULT '{}';
+            UPDATE registered_domain
+                SET status = 'suspended',
+                    trust = '{"suspension":{"cause":"operator","previousStatus":"approved","reason":"revoked by an operator"}}'
+                WHERE status = 'revoked';
+            ALTER TABLE registered_domain_change ADD COLUMN reason text;
+            UPDATE registered_domain_change SET status = 'suspended', reason = 'revoked by an operator'
+                WHERE status = 'revoked';
+            CREATE TABLE quota_counter (
+                scope text NOT NULL,
+                subject text NOT NULL,
+                metric text NOT NULL,
+                window_start bigint NOT NULL,
+                window_seconds bigint NOT NULL,
+                used bigint NOT NULL,
+                PRIMARY KEY (scope, subject, metric)
+            );
+            CREATE TABLE store_secret (
+                name text PRIMARY KEY,
+                value bytea NOT NULL,
+                created_at bigint NOT NULL
+            );
+            """
+        ),
     ]
 
     /// The session advisory lock migrations run under ("GWRS", 1): the two-key form, apart from the reservations'

@@ -74,7 +74,7 @@ extension SQLiteStore {
                 return try Row.fetchAll(
                     db,
                     sql: """
-                        SELECT id, domain, status, contact, changed_at, changed_by FROM registered_domain_change
+                        SELECT \(Self.domainChangeColumns) FROM registered_domain_change
                         WHERE id > ? ORDER BY id LIMIT ?
                         """,
                     arguments: [cursor?.id ?? 0, limit]
@@ -169,22 +169,22 @@ extension SQLiteStore {
         case .domain(let domain):
             try db.execute(
                 sql: """
-                    INSERT INTO registered_domain (domain, status, contact, created_at, updated_at, updated_by)
-                    VALUES (?, ?, ?, ?, ?, ?)
+                    INSERT INTO registered_domain (domain, status, contact, created_at, updated_at, updated_by, trust)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
                     domain.domain, domain.status.rawValue, domain.contact, ms(domain.createdAt), ms(domain.updatedAt),
-                    domain.updatedBy,
+                    domain.updatedBy, try domain.trust.encoded(),
                 ])
         case .domainChange(let change):
             try db.execute(
                 sql: """
-                    INSERT INTO registered_domain_change (id, domain, status, contact, changed_at, changed_by)
-                    VALUES (?, ?, ?, ?, ?, ?)
+                    INSERT INTO registered_domain_change (id, domain, status, contact, changed_at, changed_by, reason)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
                     change.id, change.domain, change.status.rawValue, change.contact, ms(change.changedAt),
-                    change.changedBy,
+                    change.changedBy, change.reason,
                 ])
         case .flag(let flag):
             try db.execute(

@@ -170,6 +170,36 @@ extension SQLiteStore {
                     );
                     """)
         }
+        // Issue 15: a registration's proof of control, checks, suspension, test mode and hosts (one JSON value the
+        // admission stage decides); statuses pending, verified, approved, suspended (an operator's `revoked` becomes
+        // suspended by an operator); a reason on each history line; the quota counters; the shared secrets.
+        migrator.registerMigration("v5-trust") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE registered_domain ADD COLUMN trust TEXT NOT NULL DEFAULT '{}';
+                    UPDATE registered_domain
+                        SET status = 'suspended',
+                            trust = '{"suspension":{"cause":"operator","previousStatus":"approved","reason":"revoked by an operator"}}'
+                        WHERE status = 'revoked';
+                    ALTER TABLE registered_domain_change ADD COLUMN reason TEXT;
+                    UPDATE registered_domain_change SET status = 'suspended', reason = 'revoked by an operator'
+                        WHERE status = 'revoked';
+                    CREATE TABLE quota_counter (
+                        scope TEXT NOT NULL,
+                        subject TEXT NOT NULL,
+                        metric TEXT NOT NULL,
+                        window_start INTEGER NOT NULL,
+                        window_seconds INTEGER NOT NULL,
+                        used INTEGER NOT NULL,
+                        PRIMARY KEY (scope, subject, metric)
+                    );
+                    CREATE TABLE store_secret (
+                        name TEXT PRIMARY KEY NOT NULL,
+                        value BLOB NOT NULL,
+                        created_at INTEGER NOT NULL
+                    );
+                    """)
+        }
         precondition(migrator.migrations == StoreSchema.versions, "SQLite's migrations must be StoreSchema.versions")
         return migrator
     }

@@ -208,7 +208,7 @@ package final class SQLiteStore: ManagedStore {
     /// `error` as the error callers see: a ``StoreError`` and cancellation pass through, SQLite errors are mapped
     /// by result code.
     static func storeError(_ error: any Error, operation: String, path: String) -> any Error {
-        if error is StoreError || error is CancellationError { return error }
+        if error is StoreError || error is CancellationError || error is any TransactionRefusal { return error }
         guard let databaseError = error as? DatabaseError else {
             return StoreError(code: .io, reason: "\(operation) on \(path) failed: \(error)")
         }

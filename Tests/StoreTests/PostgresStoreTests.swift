@@ -24,11 +24,43 @@ struct PostgresStoreTests {
                 return try await group.reduce(into: [[String]]()) { $0.append($1) }
             }
             // One node applied every migration under the advisory lock; the others found them done.
-            #expect(applied.filter { !$0.isEmpty } == [PostgresStore.migrations.map(\.identifier)])
+            let known = PostgresStore.migrations.map(\.identifier)
+            #expect(applied.filter { !$0.isEmpty } == [known])
             let name = String(url.split(separator: "/").last!.split(separator: "?").first!)
             #expect(
                 try await server.psql("SELECT identifier FROM gateway_migration ORDER BY identifier", database: name)
-                    == PostgresStore.migrations.map { $0.identifier + "\n" }.joined())
+                    == known.map { $0 + "\n" }.joined())
+        }
+    }
+
+    /// v5-trust on PostgreSQL: a revoked domain becomes suspended by an operator, its history too.
+    @Test func aVersionFourDatabaseGetsDomainStates() async throws {
+        let server = try await PostgresServer.shared()
+        try await server.withDatabase { url in
+            let name = String(url.split(separator: "/").last!.split(separator: "?").first!)
+            try await server.psql(
+                "CREATE TABLE gateway_migration (identifier text PRIMARY KEY, applied_at bigint NOT NULL)", database: name)
+            for migration in PostgresStore.migrations where migration.identifier < "v5" {
+                try await server.psql(migration.sql, database: name)
+                try await server.psql(
+                    "INSERT INTO gateway_migration VALUES ('\(migration.identifier)', 0)", database: name)
+            }
+            try await server.psql(
+                """
+                INSERT INTO registered_domain (domain, status, contact, created_at, updated_at, updated_by)
+                VALUES ('airline.example', 'revoked', NULL, 0, 0, 'alice');
+                INSERT INTO registered_domain_change (domain, status, contact, changed_at, changed_by)
+                VALUES ('airline.example', 'revoked', NULL, 1, 'bob');
+                """, database: name)
+            let store = try await PostgresStore.open(try Self.settings(url))
+            try await running([store]) { _ in
+                let revoked = try #require(try await store.registeredDomain("airline.example"))
+                #expect(revoked.status == .suspended)
+                #expect(revoked.trust.suspension?.cause == .operator)
+                let changes = try await store.domainChanges(domain: "airline.example", limit: 10)
+                #expect(changes.map(\.status) == [.suspended])
+                #expect(changes.map(\.reason) == ["revoked by an operator"])
+            }
         }
     }
 
