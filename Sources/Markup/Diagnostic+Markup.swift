@@ -35,11 +35,17 @@ extension Diagnostic.Code {
 
     /// Error: a JSON-LD block is larger than `Configuration.maxJSONLDBlockBytes`; it was skipped.
     package static let jsonLDTooLarge = Diagnostic.Code("markup.jsonld-too-large")
-    /// Warning: a JSON-LD block was not valid JSON but parsed after the narrow repair step (wrappers
-    /// stripped, control characters escaped, trailing commas or `;` dropped, entities decoded).
+    /// Warning: a JSON-LD block was not valid JSON but was read after repair (wrappers and comments
+    /// stripped, entities decoded, commas missing, doubled or trailing, raw control characters, several
+    /// values, text after the value); the message lists each repair with its position.
     package static let jsonLDRepaired = Diagnostic.Code("markup.jsonld-repaired")
-    /// Error: a JSON-LD block is not valid JSON, even after repair; the message gives the position.
+    /// Error: a JSON-LD block is not valid JSON and nothing in it could be read; the message gives the position.
     package static let jsonLDInvalid = Diagnostic.Code("markup.jsonld-invalid")
+    /// Error: part of a JSON-LD block (an object that does not parse, a value cut off) was not read;
+    /// the rest of the block was. The message gives the part's start and end.
+    package static let jsonLDDropped = Diagnostic.Code("markup.jsonld-dropped")
+    /// Warning: a JSON-LD object gives a name twice; the last value was read, as JSON parsers do.
+    package static let jsonLDDuplicateKey = Diagnostic.Code("markup.jsonld-duplicate-key")
     /// Warning: a JSON-LD block is empty, or holds a value that is not a node (a string at top level).
     package static let jsonLDNoNode = Diagnostic.Code("markup.jsonld-no-node")
 
