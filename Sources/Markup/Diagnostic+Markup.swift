@@ -20,6 +20,11 @@ extension Diagnostic.Code {
     /// Warning: bytes that are invalid in the document's encoding (or NUL bytes) were replaced by U+FFFD.
     package static let encodingInvalid = Diagnostic.Code("markup.encoding-invalid")
 
+    /// Warning: a JSON-LD block or a Microdata item sits in a quoted or forwarded part of the message
+    /// (a reply's `blockquote type="cite"`, Gmail's `gmail_quote`, Outlook's `divRplyFwdMsg`, a
+    /// "-----Original Message-----" line, …): it is not this message's markup and was not read.
+    package static let quotedPart = Diagnostic.Code("markup.quoted-part")
+
     // MARK: Limits shared by both syntaxes
 
     /// Error: more top-level items than `Configuration.maxItems`, or more nodes in all than
@@ -57,6 +62,10 @@ extension Diagnostic.Code {
     package static let microdataItemCycle = Diagnostic.Code("markup.microdata-item-cycle")
     /// Error: items nest deeper than `Configuration.maxItemDepth`; the deeper items were left out.
     package static let microdataTooDeep = Diagnostic.Code("markup.microdata-too-deep")
+    /// Warning: the HTML parser ended an item's element (or a property's) before the end tag the sender
+    /// wrote for it (a `<div>` inside `<p itemscope>`); what was written up to that end tag was read as
+    /// part of it. Fix the HTML's nesting.
+    package static let microdataMisnested = Diagnostic.Code("markup.microdata-misnested")
     /// Error: crawling items and their `itemref`s took more than `Configuration.maxMicrodataSteps`
     /// element visits; items found before are kept.
     package static let microdataTooComplex = Diagnostic.Code("markup.microdata-too-complex")

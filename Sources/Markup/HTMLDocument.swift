@@ -14,6 +14,16 @@ internal import CLibXML2
 ///   `textStart ..< textEnd`, read in constant time however often items ask for it.
 /// - Attribute values are copied only for names extraction reads (`id`, `itemprop`, `itemref`,
 ///   `itemtype`, `itemid`, and the one value attribute of a property element's kind).
+/// - Elements in a quoted or forwarded part of a message are flagged `quoted` (`QuoteMarker`,
+///   `ForwardSeparator`).
+/// - Misnested items: where libxml2 ends an item's or a property's element at a start tag that may
+///   not nest in it (`<p itemscope>…<div itemprop>`) and the sender's own end tag for it (`</p>`)
+///   follows while its parent is still open, the element's extent runs to that end tag, over the
+///   complete siblings written in between (`misnested`). libxml2 reports the end tag with no open
+///   element as an error (`serror`); whether an element was ended by a start tag is read from the
+///   parser's input cursor at the end callback. The rule follows what the sender wrote: without a
+///   later end tag, libxml2's reading stands (the HTML standard lets `</p>` be left out before a
+///   `<div>`). libxml2 does not foster-parent: what is written inside a `<table>` stays in it.
 ///
 /// libxml2's tree builder refuses to nest more than 256 elements and halts the parser; without it,
 /// libxml2 2.9's own name stack would grow without bound, and each end tag searches it. The same
@@ -30,6 +40,8 @@ struct HTMLDocument {
         static let itemref = Flags(rawValue: 1 << 2)
         static let id = Flags(rawValue: 1 << 3)
         static let jsonLDScript = Flags(rawValue: 1 << 4)
+        /// Inside a quoted or forwarded part of a message (see `QuoteMarker`).
+        static let quoted = Flags(rawValue: 1 << 5)
     }
 
     /// Where a Microdata property's value comes from (WHATWG HTML §5.2.4), by element name.
@@ -79,6 +91,9 @@ struct HTMLDocument {
     let hasItemscope: Bool
     /// Set when libxml2 stopped early: the index holds only what came before.
     let stop: Stop?
+    /// Items and properties whose extent was taken from the source rather than from libxml2's tree
+    /// (see "Misnested items" below), in the order their end tags came.
+    let misnested: [Int]
 
     /// libxml2 must be initialized once before threads use it (the documentation of `xmlInitParser`).
     private static let libxml2Initialized: Bool = {
@@ -131,13 +146,21 @@ struct HTMLDocument {
         }
         // A halted parse leaves elements open; they end where the input was left.
         while let index = builder.pointee.open.popLast() { builder.pointee.close(index) }
-        elements = builder.pointee.elements
         text = builder.pointee.text
         attributes = builder.pointee.attributes
         attributeBytes = builder.pointee.attributeBytes
         jsonLDScripts = builder.pointee.jsonLDScripts
         hasItemscope = builder.pointee.hasItemscope
         stop = builder.pointee.stop
+        misnested = builder.pointee.misnested
+        if let separator = ForwardSeparator.firstEnd(in: builder.pointee.text) {
+            // Everything after a "-----Original Message-----" line is the earlier message.
+            let start = Int32(truncatingIfNeeded: separator)
+            for index in builder.pointee.elements.indices where builder.pointee.elements[index].textStart >= start {
+                builder.pointee.elements[index].flags.insert(.quoted)
+            }
+        }
+        elements = builder.pointee.elements
     }
 
     // MARK: SAX
@@ -145,15 +168,25 @@ struct HTMLDocument {
     /// The callbacks; `context` points to the `Builder` (the parser context's `userData`).
     private static var handler: htmlSAXHandler {
         var handler = htmlSAXHandler()
-        handler.initialized = 1
+        // SAX2's magic makes libxml2 report errors to `serror` (the HTML parser still calls the
+        // SAX1-style startElement/endElement).
+        handler.initialized = UInt32(XML_SAX2_MAGIC)
         handler.startElement = { context, name, attributes in
             guard let context, let name else { return }
             context.assumingMemoryBound(to: Builder.self).pointee.start(name, attributes)
         }
-        handler.endElement = { context, _ in
+        handler.endElement = { context, name in
             guard let context else { return }
             let builder = context.assumingMemoryBound(to: Builder.self)
-            if let index = builder.pointee.open.popLast() { builder.pointee.close(index) }
+            if let index = builder.pointee.open.popLast() { builder.pointee.end(index, name: name) }
+        }
+        handler.serror = { context, error in
+            // "Unexpected end tag : p": an end tag for no open element (libxml2 2.9 htmlParseEndTag).
+            guard let context, let error, error.pointee.code == XML_ERR_TAG_NAME_MISMATCH.rawValue,
+                error.pointee.str2 == nil, let name = error.pointee.str1
+            else { return }
+            let bytes = UnsafeRawPointer(name).assumingMemoryBound(to: xmlChar.self)  // str1 is a C string
+            context.assumingMemoryBound(to: Builder.self).pointee.unmatchedEndTag(bytes)
         }
         let characters: charactersSAXFunc = { context, bytes, count in
             guard let context, let bytes, count > 0 else { return }
@@ -183,6 +216,14 @@ private struct Builder {
     var hasItemscope = false
     var stop: HTMLDocument.Stop?
     var open: [Int] = []
+    /// `open.count` when the element-level quote marker that is open began (its element is `open[quoteDepth]`).
+    var quoteDepth: Int?
+    /// Set at a marker after which everything is quoted (Outlook's reply header).
+    var quotedFromHere = false
+    /// Items and properties that libxml2 ended at a start tag, before their own end tag, innermost
+    /// last, while their parent is open: `depth` is their place in `open`, `name` their element name.
+    var ended: [(index: Int, depth: Int, name: [UInt8])] = []
+    var misnested: [Int] = []
 
     init(context: htmlParserCtxtPtr, maxElementDepth: Int) {
         self.context = context
@@ -192,6 +233,61 @@ private struct Builder {
     mutating func close(_ index: Int) {
         elements[index].end = Int32(truncatingIfNeeded: elements.count)
         elements[index].textEnd = Int32(truncatingIfNeeded: text.count)
+        if let depth = quoteDepth, open.count <= depth { quoteDepth = nil }
+    }
+
+    // MARK: Misnested items
+
+    /// libxml2 ended element `index` (`name`). An item or property ended at a start tag (libxml2 2.9
+    /// ends a `<p>` at a `<div>`, a `<b>` at a `<p>`, a heading at a heading, as the HTML standard's
+    /// tree builder does) is remembered: if the sender's own end tag for it comes while its parent is
+    /// still open, what was written up to that end tag belongs to it (`unmatchedEndTag`).
+    mutating func end(_ index: Int, name: UnsafePointer<xmlChar>?) {
+        close(index)
+        while let last = ended.last, last.depth > open.count { ended.removeLast() }  // the parent ended
+        let flags = elements[index].flags
+        guard flags.contains(.itemscope) || flags.contains(.itemprop), let name, !HTMLDocument.isVoid(name),
+            isEndedByStartTag(name)
+        else { return }
+        ended.append((index, open.count, Array(UnsafeBufferPointer(start: name, count: Int(xmlStrlen(name))))))
+    }
+
+    /// Whether the parser stands at a start tag it has not read yet (`<div`), and did not just read
+    /// this element's own end tag (`</p>`, which can be followed by a start tag too).
+    private func isEndedByStartTag(_ name: UnsafePointer<xmlChar>) -> Bool {
+        guard let input = context.pointee.input, let cursor = input.pointee.cur, let base = input.pointee.base,
+            let end = input.pointee.end, end - cursor >= 2, cursor[0] == UInt8(ascii: "<"),
+            (cursor[1] | 0x20) >= UInt8(ascii: "a"), (cursor[1] | 0x20) <= UInt8(ascii: "z")
+        else { return false }
+        guard cursor > base, cursor[-1] == UInt8(ascii: ">") else { return true }
+        // Back to the `<` of the tag just read; an end tag of this name means it was not ended early.
+        var start = cursor - 1
+        while start > base, start.pointee != UInt8(ascii: "<"), cursor - start < 4096 { start -= 1 }
+        guard start.pointee == UInt8(ascii: "<"), start[1] == UInt8(ascii: "/") else { return true }
+        var offset = 0
+        while name[offset] != 0 {
+            guard start + 2 + offset < cursor, start[2 + offset] | 0x20 == name[offset] | 0x20 else { return true }
+            offset += 1
+        }
+        let after = start[2 + offset]
+        return !(after == UInt8(ascii: ">") || after.isASCIIWhitespace || after == UInt8(ascii: "/"))
+    }
+
+    /// libxml2 found an end tag with no open element of its name. When it closes an item or property
+    /// libxml2 ended early, that element is extended to here: over the siblings written after it that
+    /// are complete (a sibling still open is left out with what follows, so the index stays a tree).
+    mutating func unmatchedEndTag(_ name: UnsafePointer<xmlChar>) {
+        guard !ended.isEmpty else { return }
+        let length = Int(xmlStrlen(name))
+        guard let position = ended.lastIndex(where: { $0.name.elementsEqual(UnsafeBufferPointer(start: name, count: length)) })
+        else { return }
+        let (index, depth, _) = ended[position]
+        ended.removeSubrange(position...)
+        let limit = open.count > depth ? open[depth] : elements.count
+        guard limit > Int(elements[index].end) else { return }
+        elements[index].end = Int32(truncatingIfNeeded: limit)
+        elements[index].textEnd = Int32(truncatingIfNeeded: limit < elements.count ? Int(elements[limit].textStart) : text.count)
+        misnested.append(index)
     }
 
     mutating func start(_ name: UnsafePointer<xmlChar>, _ pairs: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?) {
@@ -202,6 +298,8 @@ private struct Builder {
         }
         let kind = HTMLDocument.kind(name)
         let isScript = name[0] == UInt8(ascii: "s") && HTMLDocument.equals(name, "script")
+        let quoteHost = QuoteMarker.host(name)
+        var marker = QuoteMarker.none
         var flags: Flags = []
         // A value pointer is nil for an attribute written without a value (`itemscope`): empty.
         var id: UnsafePointer<xmlChar>?
@@ -222,6 +320,7 @@ private struct Builder {
                         if let attributeValue, attributeValue[0] != 0 {
                             flags.insert(.id)
                             id = attributeValue
+                            marker.merge(QuoteMarker.forID(attributeValue))
                         }
                     } else if attribute[1] == UInt8(ascii: "t"), attribute[2] == UInt8(ascii: "e"),
                         attribute[3] == UInt8(ascii: "m")
@@ -247,6 +346,16 @@ private struct Builder {
                         HTMLDocument.isJSONLD(attributeValue)
                     {
                         flags.insert(.jsonLDScript)
+                    } else if quoteHost == .blockquote, let attributeValue, HTMLDocument.equals(attribute, "type") {
+                        marker.merge(QuoteMarker.forBlockquoteType(attributeValue))
+                    }
+                case UInt8(ascii: "c"), UInt8(ascii: "s"), UInt8(ascii: "d"):
+                    if let attributeValue {
+                        marker.merge(QuoteMarker.forAttribute(attribute, attributeValue, host: quoteHost))
+                    }
+                    if kind != .other, !has.value, HTMLDocument.isValueAttribute(attribute, of: kind) {
+                        value = attributeValue
+                        has.value = true
                     }
                 default:
                     if kind != .other, !has.value, HTMLDocument.isValueAttribute(attribute, of: kind) {
@@ -257,6 +366,12 @@ private struct Builder {
             }
         }
         let index = elements.count
+        switch marker {
+        case .none: break
+        case .element: if quoteDepth == nil { quoteDepth = open.count }
+        case .rest: quotedFromHere = true
+        }
+        if quotedFromHere || quoteDepth != nil { flags.insert(.quoted) }
         let attributeStart = attributes.count
         if flags.contains(.id) { store(.id, id) }
         if flags.contains(.itemprop) { store(.itemprop, itemprop) }
@@ -343,6 +458,25 @@ extension HTMLDocument {
             return equals(name, "data") ? .value : .other
         default:
             return .other
+        }
+    }
+
+    /// The void elements (HTML §13.1.2), which libxml2 ends right after their start tag.
+    static func isVoid(_ name: UnsafePointer<xmlChar>) -> Bool {
+        switch name[0] {
+        case UInt8(ascii: "m"): equals(name, "meta")
+        case UInt8(ascii: "l"): equals(name, "link")
+        case UInt8(ascii: "i"): equals(name, "img") || equals(name, "input")
+        case UInt8(ascii: "b"): equals(name, "br") || equals(name, "base")
+        case UInt8(ascii: "h"): equals(name, "hr")
+        case UInt8(ascii: "a"): equals(name, "area")
+        case UInt8(ascii: "c"): equals(name, "col")
+        case UInt8(ascii: "e"): equals(name, "embed")
+        case UInt8(ascii: "p"): equals(name, "param")
+        case UInt8(ascii: "s"): equals(name, "source")
+        case UInt8(ascii: "t"): equals(name, "track")
+        case UInt8(ascii: "w"): equals(name, "wbr")
+        default: false
         }
     }
 
