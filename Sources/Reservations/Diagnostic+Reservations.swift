@@ -35,8 +35,14 @@ extension Diagnostic.Code {
     package static let missingTimeZone = Diagnostic.Code("markup.missing-time-zone")
     /// A local time that does not exist in its inferred zone (skipped by a daylight-saving change).
     package static let nonexistentLocalTime = Diagnostic.Code("markup.nonexistent-local-time")
-    /// Arrival not after departure (compared in UTC).
+    /// Warning: arrival not after departure (compared in UTC), by at most 24 hours (an overnight flight
+    /// written with the wrong date or offset, the date line); the reservation stays.
     package static let arrivalBeforeDeparture = Diagnostic.Code("markup.arrival-before-departure")
+    /// Error: arrival more than 24 hours before departure (compared in UTC): the sender's data is impossible.
+    package static let arrivalImpossible = Diagnostic.Code("markup.arrival-impossible")
+    /// Warning: a time's explicit UTC offset is not the offset of its place's zone (the departure airport,
+    /// the station, the venue) at that date; the written instant was kept.
+    package static let offsetMismatch = Diagnostic.Code("time.offset-mismatch")
     /// Checkout not after check-in.
     package static let checkoutBeforeCheckin = Diagnostic.Code("markup.checkout-before-checkin")
     /// Dropoff not after pickup.

@@ -4,9 +4,10 @@ package import Markup
 /// whether it meets the acceptance bar, why not, and its normalized schema.org object.
 ///
 /// `admissible` is true exactly when no diagnostic is an error. An item whose data contradicts
-/// itself (an arrival before its departure, as in some published samples) is still resolved and
-/// returned, with the problem as an error diagnostic, and is not admissible: a calendar entry
-/// that ends before it starts helps nobody, and the sender can act on the diagnostic.
+/// itself is still resolved and returned, with the problem as a diagnostic: an arrival up to a day
+/// before its departure (as in some published samples, and overnight flights written with the
+/// wrong offset) is a warning and the item stays admissible; an arrival more than a day before its
+/// departure, a checkout before the check-in, are errors, and the item is not admissible.
 package struct Resolution: Sendable, Hashable, Codable {
     /// The typed reservation; nil for a reservation type the gateway does not handle (`TaxiReservation`).
     package var reservation: Reservation?
