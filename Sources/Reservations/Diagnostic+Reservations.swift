@@ -11,8 +11,6 @@ extension Diagnostic.Code {
     package static let textForItem = Diagnostic.Code("markup.text-for-item")
     /// An item was given where text was expected; its `name` (or `@id`) was used, or nothing could be.
     package static let itemForText = Diagnostic.Code("markup.item-for-text")
-    /// `reservationFor` holds several items; the first was used.
-    package static let multipleReservationFor = Diagnostic.Code("markup.multiple-reservationFor")
     /// A single-valued property holds several values; the first was used.
     package static let multipleValues = Diagnostic.Code("markup.multiple-values")
     /// Two spellings of one property disagree (`reservationNumber` and `reservationId`).
@@ -57,6 +55,12 @@ extension Diagnostic.Code {
     package static let duplicateItem = Diagnostic.Code("markup.duplicate-item")
     /// Several items share a reservation id and nothing in them tells them apart; an ordinal was added.
     package static let ambiguousItem = Diagnostic.Code("markup.ambiguous-item")
+    /// Warning: a reservation that is the `result` or template of a `potentialAction` (`ReserveAction`,
+    /// `CheckInAction`, …) describes what could be booked, not a booking held: it was not read.
+    package static let actionTemplate = Diagnostic.Code("markup.action-template")
+    /// Warning: a reservation that is part of an `Offer` (or reached through `offers`) is offered, not
+    /// held: it was not read.
+    package static let offeredItem = Diagnostic.Code("markup.offered-item")
     /// A resolution limit (nesting depth, items walked, reservations) was reached; the rest was skipped.
     package static let limitExceeded = Diagnostic.Code("markup.limit-exceeded")
 }
