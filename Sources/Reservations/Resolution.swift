@@ -20,6 +20,8 @@ package struct Resolution: Sendable, Hashable, Codable {
     package var normalized: JSONValue
     /// The syntax the item was written in (the first, when the same item came in both).
     package var syntax: SchemaNode.Syntax
+    /// What the item says about the message it came in: whether it is about one step of the booking.
+    package var scope = Scope()
 
     package init(
         reservation: Reservation?, diagnostics: [Diagnostic], normalized: JSONValue, syntax: SchemaNode.Syntax
@@ -29,6 +31,39 @@ package struct Resolution: Sendable, Hashable, Codable {
         self.normalized = normalized
         self.syntax = syntax
         admissible = reservation != nil && !diagnostics.contains { $0.severity == .error }
+    }
+
+    /// Signs that a reservation item belongs to a message about one step of a booking rather than the
+    /// booking as a whole (`BookingListing`).
+    package struct Scope: Sendable, Hashable, Codable {
+        /// A boarding pass: a flight reservation with `boardingGroup`, `passengerSequenceNumber`,
+        /// `securityScreening`, `passengerPriorityStatus` or a `ticketToken` (the boarding pass's barcode).
+        package var isBoardingPass = false
+        /// A check-in prompt: `checkinUrl`, or a `CheckInAction` among the item's `potentialAction`s.
+        package var promptsCheckIn = false
+
+        package init(isBoardingPass: Bool = false, promptsCheckIn: Bool = false) {
+            self.isBoardingPass = isBoardingPass
+            self.promptsCheckIn = promptsCheckIn
+        }
+
+        static let boardingPassProperties = [
+            "boardingGroup", "passengerSequenceNumber", "securityScreening", "passengerPriorityStatus", "ticketToken",
+        ]
+
+        /// Reads the signs from a canonical item.
+        init(kind: Reservation.Kind, root: SchemaNode) {
+            if kind == .flight {
+                isBoardingPass = Self.boardingPassProperties.contains { root.has($0) }
+                    || root.children("reservedTicket").contains { $0.has("ticketToken") }
+            }
+            let reserved = root.child("reservationFor")
+            promptsCheckIn = [Optional(root), reserved].contains { node in
+                guard let node else { return false }
+                return node.has("checkinUrl")
+                    || node.children("potentialAction").contains { $0.types.contains("CheckInAction") }
+            }
+        }
     }
 
     /// Recomputes `admissible` after diagnostics were added.
