@@ -177,8 +177,7 @@ struct HTMLDocument {
         }
         handler.endElement = { context, name in
             guard let context else { return }
-            let builder = context.assumingMemoryBound(to: Builder.self)
-            if let index = builder.pointee.open.popLast() { builder.pointee.end(index, name: name) }
+            context.assumingMemoryBound(to: Builder.self).pointee.libxml2Ended(name)
         }
         handler.serror = { context, error in
             // "Unexpected end tag : p": an end tag for no open element (libxml2 2.9 htmlParseEndTag).
@@ -215,7 +214,15 @@ private struct Builder {
     var jsonLDScripts: [Int] = []
     var hasItemscope = false
     var stop: HTMLDocument.Stop?
+    /// The elements libxml2 has open, innermost last: its tree.
+    var stack: [Int] = []
+    /// The elements open in the index, innermost last: a subsequence of `stack`, less the elements the
+    /// HTML standard has ended where libxml2 has not (`ImpliedEnd`).
     var open: [Int] = []
+    /// Per element, what it is for `ImpliedEnd`.
+    var kinds: [ImpliedEnd] = []
+    /// The names of items and properties `ImpliedEnd` can end (libxml2 gives a name at its own ends).
+    var elementNames: [Int: [UInt8]] = [:]
     /// `open.count` when the element-level quote marker that is open began (its element is `open[quoteDepth]`).
     var quoteDepth: Int?
     /// Set at a marker after which everything is quoted (Outlook's reply header).
@@ -238,39 +245,75 @@ private struct Builder {
 
     // MARK: Misnested items
 
-    /// libxml2 ended element `index` (`name`). An item or property ended at a start tag (libxml2 2.9
-    /// ends a `<p>` at a `<div>`, a `<b>` at a `<p>`, a heading at a heading, as the HTML standard's
-    /// tree builder does) is remembered: if the sender's own end tag for it comes while its parent is
-    /// still open, what was written up to that end tag belongs to it (`unmatchedEndTag`).
-    mutating func end(_ index: Int, name: UnsafePointer<xmlChar>?) {
+    /// libxml2 ends the innermost element it has open. Where the index has it open too, it ends there;
+    /// where the index ended it already (`ImpliedEnd`), this is the sender's own end tag or libxml2's
+    /// implied one: the former extends it as `unmatchedEndTag` does.
+    mutating func libxml2Ended(_ name: UnsafePointer<xmlChar>?) {
+        guard let index = stack.popLast() else { return }
+        if open.last == index {
+            open.removeLast()
+            let flags = elements[index].flags
+            let isItem = flags.contains(.itemscope) || flags.contains(.itemprop)  // only those are remembered
+            end(index, name: name, byStartTag: isItem && name.map(isEndedByStartTag) ?? false)
+        } else if let name, isAtOwnEndTag(name), let position = ended.lastIndex(where: { $0.index == index }) {
+            adopt(position)
+        }
+    }
+
+    /// Element `index` (`name`) has ended in the index, at a start tag (`byStartTag`: libxml2 2.9 ends
+    /// a `<p>` at a `<div>`, a `<b>` at a `<p>`, as the HTML standard's tree builder does) or not. An item
+    /// or property ended at a start tag is remembered: if the sender's own end tag for it comes while
+    /// its parent is still open, what was written up to that end tag belongs to it.
+    mutating func end(_ index: Int, name: UnsafePointer<xmlChar>?, byStartTag: Bool) {
         close(index)
         while let last = ended.last, last.depth > open.count { ended.removeLast() }  // the parent ended
         let flags = elements[index].flags
-        guard flags.contains(.itemscope) || flags.contains(.itemprop), let name, !HTMLDocument.isVoid(name),
-            isEndedByStartTag(name)
+        guard byStartTag, flags.contains(.itemscope) || flags.contains(.itemprop), let name, !HTMLDocument.isVoid(name)
         else { return }
         ended.append((index, open.count, Array(UnsafeBufferPointer(start: name, count: Int(xmlStrlen(name))))))
+    }
+
+    /// Ends in the index the element a start tag of `kind` ends by the HTML standard and libxml2 has
+    /// left open (`ImpliedEnd`), with what is open inside it. That element, when an item or property,
+    /// is remembered as one ended at a start tag (what is inside it ends because it does).
+    mutating func endImplied(by kind: ImpliedEnd) {
+        guard let position = kind.endedElement(in: open, kinds: kinds) else { return }
+        let outermost = open[position]
+        while open.count > position {
+            end(open.removeLast(), name: nil, byStartTag: false)
+        }
+        let flags = elements[outermost].flags
+        if flags.contains(.itemscope) || flags.contains(.itemprop), let name = elementNames[outermost] {
+            ended.append((outermost, open.count, name))
+        }
     }
 
     /// Whether the parser stands at a start tag it has not read yet (`<div`), and did not just read
     /// this element's own end tag (`</p>`, which can be followed by a start tag too).
     private func isEndedByStartTag(_ name: UnsafePointer<xmlChar>) -> Bool {
-        guard let input = context.pointee.input, let cursor = input.pointee.cur, let base = input.pointee.base,
-            let end = input.pointee.end, end - cursor >= 2, cursor[0] == UInt8(ascii: "<"),
+        guard let input = context.pointee.input, let cursor = input.pointee.cur, let end = input.pointee.end,
+            end - cursor >= 2, cursor[0] == UInt8(ascii: "<"),
             (cursor[1] | 0x20) >= UInt8(ascii: "a"), (cursor[1] | 0x20) <= UInt8(ascii: "z")
         else { return false }
-        guard cursor > base, cursor[-1] == UInt8(ascii: ">") else { return true }
-        // Back to the `<` of the tag just read; an end tag of this name means it was not ended early.
+        return !isAtOwnEndTag(name)
+    }
+
+    /// Whether the parser has just read the end tag of `name` (`</p>`, `</P >`): the sender's own.
+    private func isAtOwnEndTag(_ name: UnsafePointer<xmlChar>) -> Bool {
+        guard let input = context.pointee.input, let cursor = input.pointee.cur, let base = input.pointee.base,
+            cursor > base, cursor[-1] == UInt8(ascii: ">")
+        else { return false }
+        // Back to the `<` of the tag just read.
         var start = cursor - 1
         while start > base, start.pointee != UInt8(ascii: "<"), cursor - start < 4096 { start -= 1 }
-        guard start.pointee == UInt8(ascii: "<"), start[1] == UInt8(ascii: "/") else { return true }
+        guard start.pointee == UInt8(ascii: "<"), start + 1 < cursor, start[1] == UInt8(ascii: "/") else { return false }
         var offset = 0
         while name[offset] != 0 {
-            guard start + 2 + offset < cursor, start[2 + offset] | 0x20 == name[offset] | 0x20 else { return true }
+            guard start + 2 + offset < cursor, start[2 + offset] | 0x20 == name[offset] | 0x20 else { return false }
             offset += 1
         }
         let after = start[2 + offset]
-        return !(after == UInt8(ascii: ">") || after.isASCIIWhitespace || after == UInt8(ascii: "/"))
+        return after == UInt8(ascii: ">") || after.isASCIIWhitespace || after == UInt8(ascii: "/")
     }
 
     /// libxml2 found an end tag with no open element of its name. When it closes an item or property
@@ -281,6 +324,11 @@ private struct Builder {
         let length = Int(xmlStrlen(name))
         guard let position = ended.lastIndex(where: { $0.name.elementsEqual(UnsafeBufferPointer(start: name, count: length)) })
         else { return }
+        adopt(position)
+    }
+
+    /// Extends the ended element `ended[position]` over what was written after it, up to here.
+    mutating func adopt(_ position: Int) {
         let (index, depth, _) = ended[position]
         ended.removeSubrange(position...)
         let limit = open.count > depth ? open[depth] : elements.count
@@ -291,11 +339,13 @@ private struct Builder {
     }
 
     mutating func start(_ name: UnsafePointer<xmlChar>, _ pairs: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?) {
-        guard open.count < maxElementDepth else {
+        guard stack.count < maxElementDepth else {
             stop = .tooDeep
             xmlStopParser(context)
             return
         }
+        let implied = ImpliedEnd.of(name)
+        if implied.kind != .other || implied.endsParagraph { endImplied(by: implied) }
         let kind = HTMLDocument.kind(name)
         let isScript = name[0] == UInt8(ascii: "s") && HTMLDocument.equals(name, "script")
         let quoteHost = QuoteMarker.host(name)
@@ -388,6 +438,11 @@ private struct Builder {
                 attributeStart: Int32(truncatingIfNeeded: attributeStart),
                 attributeCount: UInt8(attributes.count - attributeStart), flags: flags, kind: kind))
         open.append(index)
+        stack.append(index)
+        kinds.append(implied)
+        if implied.canBeEndedImplicitly, flags.contains(.itemscope) || flags.contains(.itemprop) {
+            elementNames[index] = Array(UnsafeBufferPointer(start: name, count: Int(xmlStrlen(name))))
+        }
         if flags.contains(.jsonLDScript) { jsonLDScripts.append(index) }
         if flags.contains(.itemscope) { hasItemscope = true }
     }

@@ -108,6 +108,34 @@ struct MisnestedMicrodataTests {
         #expect(graph.diagnostics.isEmpty)
     }
 
+    /// libxml2 2.9 ends an element at such a start tag only when it is the innermost open one: an unclosed
+    /// `<b>` or `<span>` made the next list item, row or cell a descendant, and its properties the first
+    /// item's. The index ends them where the HTML standard does.
+    @Test(arguments: [
+        #"<ul><li PERSON><b><span itemprop="name">Ann</span><li><span itemprop="email">bob@example.com</span></ul>"#,
+        #"<dl><dt PERSON><i><span itemprop="name">Ann</span><dd><span itemprop="email">bob@example.com</span></dl>"#,
+        #"<table><tr><td PERSON><span itemprop="name">Ann<td><span itemprop="email">bob@example.com</span></table>"#,
+        #"<table><tr PERSON><td><font><span itemprop="name">Ann</span><tr><td itemprop="email">bob@example.com</table>"#,
+        #"<table><thead PERSON><tr><td><b itemprop="name">Ann<tbody><tr><td itemprop="email">bob@example.com</table>"#,
+        #"<p PERSON><b><span itemprop="name">Ann</span><div itemprop="email">bob@example.com</div></b>"#,
+    ])
+    func whatTheStandardEndsIsEndedThere(body: String) throws {
+        let graph = Self.page(body.replacingOccurrences(of: "PERSON", with: Self.person))
+        let person = try #require(graph.nodes.first)
+        #expect(person.text("name") == "Ann")
+        #expect(person.values("email").isEmpty, "\(person)")
+        #expect(graph.diagnostics.isEmpty)
+    }
+
+    @Test func aParagraphEndedByTheStandardStillRunsToItsEndTag() throws {
+        // As above, but the sender wrote </p> after the <div>: the div was written inside the item.
+        let graph = Self.page(
+            #"<p \#(Self.person)><b><span itemprop="name">Ann</span><div itemprop="email">ann@example.com</div></b></p>"#)
+        let person = try #require(graph.nodes.first)
+        #expect(person.text("email") == "ann@example.com")
+        #expect(graph.codes == ["markup.microdata-misnested"])
+    }
+
     @Test func tablesInListsAndListsInTables() throws {
         let graph = Self.page(
             """
