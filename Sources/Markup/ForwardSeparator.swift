@@ -1,3 +1,5 @@
+internal import Glibc
+
 /// The text line mail clients write above a quoted or forwarded message when they mark it with no
 /// element of its own (Outlook's "-----Original Message-----", "---------- Forwarded message
 /// ---------", and the same in the languages clients are most used in): everything after it is the
@@ -15,25 +17,30 @@ enum ForwardSeparator {
     ].map { Array($0.utf8) }
 
     /// The offset just past the first separator in `text` (all text runs of a document), or nil.
+    /// Every document's text is searched: hyphens are found with glibc's vectorized `memchr`, and a
+    /// run of them is passed over once.
     static func firstEnd(in text: [UInt8]) -> Int? {
-        let count = text.count
-        var index = 0
-        while index + 1 < count {
-            guard text[index] == UInt8(ascii: "-"), text[index + 1] == UInt8(ascii: "-") else {
-                index += 1
-                continue
+        let hyphen = UInt8(ascii: "-")
+        return text.withUnsafeBufferPointer { buffer -> Int? in
+            guard let base = buffer.baseAddress else { return nil }
+            var index = 0
+            while index < buffer.count {
+                guard let found = memchr(base + index, Int32(hyphen), buffer.count - index) else { return nil }
+                let start = UnsafeRawPointer(base).distance(to: UnsafeRawPointer(found))
+                let runEnd = skipHyphens(text, from: start)
+                if runEnd - start >= 2, let end = separatorEnd(in: text, afterHyphensAt: runEnd) { return end }
+                index = runEnd
             }
-            var cursor = skipHyphens(text, from: index)
-            let afterHyphens = cursor
-            cursor = skipSpaces(text, from: cursor)
-            if let phraseEnd = phrase(in: text, at: cursor) {
-                cursor = skipSpaces(text, from: phraseEnd)
-                let closing = skipHyphens(text, from: cursor)
-                if closing - cursor >= 2 { return closing }
-            }
-            index = afterHyphens
+            return nil
         }
-        return nil
+    }
+
+    /// The end of a separator whose opening hyphens end at `cursor`, or nil.
+    private static func separatorEnd(in text: [UInt8], afterHyphensAt cursor: Int) -> Int? {
+        guard let phraseEnd = phrase(in: text, at: skipSpaces(text, from: cursor)) else { return nil }
+        let closingStart = skipSpaces(text, from: phraseEnd)
+        let closing = skipHyphens(text, from: closingStart)
+        return closing - closingStart >= 2 ? closing : nil
     }
 
     private static func skipHyphens(_ text: [UInt8], from start: Int) -> Int {

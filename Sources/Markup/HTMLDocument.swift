@@ -67,6 +67,8 @@ struct HTMLDocument {
         var attributeCount: UInt8
         var flags: Flags
         var kind: Kind
+        /// What a start tag can end it as (`ImpliedEnd.endable`); `.other` for most elements.
+        var endable: ImpliedEnd.Kind
     }
 
     struct StoredAttribute {
@@ -145,7 +147,7 @@ struct HTMLDocument {
             builder.pointee.stop = .other(code: context.pointee.errNo)
         }
         // A halted parse leaves elements open; they end where the input was left.
-        while let index = builder.pointee.open.popLast() { builder.pointee.close(index) }
+        while !builder.pointee.open.isEmpty { builder.pointee.close(builder.pointee.popOpen()) }
         text = builder.pointee.text
         attributes = builder.pointee.attributes
         attributeBytes = builder.pointee.attributeBytes
@@ -219,10 +221,11 @@ private struct Builder {
     /// The elements open in the index, innermost last: a subsequence of `stack`, less the elements the
     /// HTML standard has ended where libxml2 has not (`ImpliedEnd`).
     var open: [Int] = []
-    /// Per element, what it is for `ImpliedEnd`.
-    var kinds: [ImpliedEnd] = []
-    /// The names of items and properties `ImpliedEnd` can end (libxml2 gives a name at its own ends).
-    var elementNames: [Int: [UInt8]] = [:]
+    /// The names of the elements in `open` (interned in the parser's dictionary, valid while it parses),
+    /// for `ImpliedEnd`'s rare searches.
+    var openNames: [UnsafePointer<xmlChar>] = []
+    /// How many elements of each `ImpliedEnd.Kind` are open in the index: most start tags need no search.
+    var openKinds = ImpliedEnd.OpenCounts()
     /// `open.count` when the element-level quote marker that is open began (its element is `open[quoteDepth]`).
     var quoteDepth: Int?
     /// Set at a marker after which everything is quoted (Outlook's reply header).
@@ -237,9 +240,16 @@ private struct Builder {
         self.maxElementDepth = maxElementDepth
     }
 
+    /// Removes the innermost element open in the index, and its name.
+    mutating func popOpen() -> Int {
+        openNames.removeLast()
+        return open.removeLast()
+    }
+
     mutating func close(_ index: Int) {
         elements[index].end = Int32(truncatingIfNeeded: elements.count)
         elements[index].textEnd = Int32(truncatingIfNeeded: text.count)
+        openKinds.closed(elements[index].endable)
         if let depth = quoteDepth, open.count <= depth { quoteDepth = nil }
     }
 
@@ -251,8 +261,12 @@ private struct Builder {
     mutating func libxml2Ended(_ name: UnsafePointer<xmlChar>?) {
         guard let index = stack.popLast() else { return }
         if open.last == index {
-            open.removeLast()
+            _ = popOpen()
             let flags = elements[index].flags
+            guard flags.contains(.itemscope) || flags.contains(.itemprop) || !ended.isEmpty else {
+                close(index)  // the common case: nothing to remember, nothing remembered
+                return
+            }
             let isItem = flags.contains(.itemscope) || flags.contains(.itemprop)  // only those are remembered
             end(index, name: name, byStartTag: isItem && name.map(isEndedByStartTag) ?? false)
         } else if let name, isAtOwnEndTag(name), let position = ended.lastIndex(where: { $0.index == index }) {
@@ -277,14 +291,15 @@ private struct Builder {
     /// left open (`ImpliedEnd`), with what is open inside it. That element, when an item or property,
     /// is remembered as one ended at a start tag (what is inside it ends because it does).
     mutating func endImplied(by kind: ImpliedEnd) {
-        guard let position = kind.endedElement(in: open, kinds: kinds) else { return }
+        guard let position = kind.endedElement(in: openNames) else { return }
         let outermost = open[position]
+        let name = openNames[position]
         while open.count > position {
-            end(open.removeLast(), name: nil, byStartTag: false)
+            end(popOpen(), name: nil, byStartTag: false)
         }
         let flags = elements[outermost].flags
-        if flags.contains(.itemscope) || flags.contains(.itemprop), let name = elementNames[outermost] {
-            ended.append((outermost, open.count, name))
+        if flags.contains(.itemscope) || flags.contains(.itemprop) {
+            ended.append((outermost, open.count, Array(UnsafeBufferPointer(start: name, count: Int(xmlStrlen(name))))))
         }
     }
 
@@ -344,11 +359,13 @@ private struct Builder {
             xmlStopParser(context)
             return
         }
-        let implied = ImpliedEnd.of(name)
-        if implied.kind != .other || implied.endsParagraph { endImplied(by: implied) }
+        let endableKind = ImpliedEnd.endable(name)
+        if openKinds.anyOpen, endableKind != .other || openKinds.paragraphs > 0 {
+            let implied = ImpliedEnd.of(name)
+            if openKinds.mayEnd(implied) { endImplied(by: implied) }
+        }
         let kind = HTMLDocument.kind(name)
         let isScript = name[0] == UInt8(ascii: "s") && HTMLDocument.equals(name, "script")
-        let quoteHost = QuoteMarker.host(name)
         var marker = QuoteMarker.none
         var flags: Flags = []
         // A value pointer is nil for an attribute written without a value (`itemscope`): empty.
@@ -396,12 +413,14 @@ private struct Builder {
                         HTMLDocument.isJSONLD(attributeValue)
                     {
                         flags.insert(.jsonLDScript)
-                    } else if quoteHost == .blockquote, let attributeValue, HTMLDocument.equals(attribute, "type") {
+                    } else if name[0] == UInt8(ascii: "b"), let attributeValue, HTMLDocument.equals(attribute, "type"),
+                        QuoteMarker.host(name) == .blockquote
+                    {
                         marker.merge(QuoteMarker.forBlockquoteType(attributeValue))
                     }
                 case UInt8(ascii: "c"), UInt8(ascii: "s"), UInt8(ascii: "d"):
                     if let attributeValue {
-                        marker.merge(QuoteMarker.forAttribute(attribute, attributeValue, host: quoteHost))
+                        marker.merge(QuoteMarker.forAttribute(attribute, attributeValue, of: name))
                     }
                     if kind != .other, !has.value, HTMLDocument.isValueAttribute(attribute, of: kind) {
                         value = attributeValue
@@ -436,13 +455,11 @@ private struct Builder {
                 end: Int32(truncatingIfNeeded: index + 1), textStart: Int32(truncatingIfNeeded: text.count),
                 textEnd: Int32(truncatingIfNeeded: text.count),
                 attributeStart: Int32(truncatingIfNeeded: attributeStart),
-                attributeCount: UInt8(attributes.count - attributeStart), flags: flags, kind: kind))
+                attributeCount: UInt8(attributes.count - attributeStart), flags: flags, kind: kind, endable: endableKind))
         open.append(index)
+        openNames.append(name)
         stack.append(index)
-        kinds.append(implied)
-        if implied.canBeEndedImplicitly, flags.contains(.itemscope) || flags.contains(.itemprop) {
-            elementNames[index] = Array(UnsafeBufferPointer(start: name, count: Int(xmlStrlen(name))))
-        }
+        openKinds.opened(endableKind)
         if flags.contains(.jsonLDScript) { jsonLDScripts.append(index) }
         if flags.contains(.itemscope) { hasItemscope = true }
     }
@@ -471,6 +488,14 @@ extension HTMLDocument {
         let bytes = literal.utf8Start
         for offset in 0..<count where name[offset] != bytes[offset] { return false }
         return name[count] == 0
+    }
+
+    /// Whether the `length` bytes at `bytes` are `literal` (which has that length).
+    @inline(__always)
+    static func equals(_ bytes: UnsafePointer<xmlChar>, _ literal: StaticString, length: Int) -> Bool {
+        let expected = literal.utf8Start
+        for offset in 0..<length where bytes[offset] != expected[offset] { return false }
+        return true
     }
 
     /// `type` is `application/ld+json`, compared ASCII case-insensitively, trimmed, parameters ignored.

@@ -27,22 +27,78 @@ struct ImpliedEnd {
 
     static let other = ImpliedEnd(kind: .other, isSpecial: false, endsParagraph: false)
 
-    /// Whether a start tag can end an element of this kind (`endedElement` returns only these).
-    var canBeEndedImplicitly: Bool {
-        switch kind {
-        case .li, .dt, .dd, .tr, .cell, .section, .p: true
-        default: false
+    /// How many elements of the kinds a start tag can end are open, so that a search runs only when
+    /// one is.
+    struct OpenCounts {
+        private var li = 0, definition = 0, tr = 0, cell = 0, section = 0
+        private(set) var paragraphs = 0
+
+        /// Whether any element a start tag can end is open.
+        var anyOpen: Bool { li + definition + tr + cell + section + paragraphs > 0 }
+
+        mutating func opened(_ kind: Kind) { add(kind, 1) }
+        mutating func closed(_ kind: Kind) { add(kind, -1) }
+
+        private mutating func add(_ kind: Kind, _ delta: Int) {
+            switch kind {
+            case .li: li += delta
+            case .dt, .dd: definition += delta
+            case .tr: tr += delta
+            case .cell: cell += delta
+            case .section: section += delta
+            case .p: paragraphs += delta
+            default: break
+            }
+        }
+
+        /// Whether an element the start tag of `implied` ends may be open.
+        func mayEnd(_ implied: ImpliedEnd) -> Bool {
+            if implied.endsParagraph, paragraphs > 0 { return true }
+            switch implied.kind {
+            case .li: return li > 0
+            case .dt, .dd: return definition > 0
+            case .tr: return tr > 0
+            case .cell: return cell > 0
+            case .section: return section > 0
+            default: return false
+            }
         }
     }
 
-    /// The index in `open` (innermost last) of the element `self`'s start tag ends, with everything
-    /// open inside it; nil when it ends none.
-    func endedElement(in open: [Int], kinds: [ImpliedEnd]) -> Int? {
+    /// The kind of an element a start tag can end (`li`, `dt`, `dd`, `tr`, a cell, a table section, `p`),
+    /// `.other` for every other element: cheap, as it runs for every element.
+    static func endable(_ name: UnsafePointer<xmlChar>) -> Kind {
+        switch name[0] {
+        case UInt8(ascii: "p"): return name[1] == 0 ? .p : .other
+        case UInt8(ascii: "l"): return name[1] == UInt8(ascii: "i") && name[2] == 0 ? .li : .other
+        case UInt8(ascii: "d"):
+            guard name[2] == 0 else { return .other }
+            return name[1] == UInt8(ascii: "t") ? .dt : name[1] == UInt8(ascii: "d") ? .dd : .other
+        case UInt8(ascii: "t"):
+            if name[2] == 0 {
+                switch name[1] {
+                case UInt8(ascii: "d"), UInt8(ascii: "h"): return .cell
+                case UInt8(ascii: "r"): return .tr
+                default: return .other
+                }
+            }
+            return HTMLDocument.equals(name, "tbody") || HTMLDocument.equals(name, "thead")
+                || HTMLDocument.equals(name, "tfoot") ? .section : .other
+        default:
+            return .other
+        }
+    }
+
+    /// The position among the open elements (their `names`, innermost last) of the element `self`'s
+    /// start tag ends, with everything open inside it; nil when it ends none.
+    func endedElement(in names: [UnsafePointer<xmlChar>]) -> Int? {
+        let open = names
+        func kindAt(_ position: Int) -> ImpliedEnd { ImpliedEnd.of(names[position]) }
         switch kind {
         case .li, .dt, .dd:
             var position = open.count - 1
             while position >= 0 {
-                let other = kinds[open[position]]
+                let other = kindAt(position)
                 let matches = kind == .li ? other.kind == .li : other.kind == .dt || other.kind == .dd
                 if matches { return position }
                 if other.isSpecial, other.kind != .address, other.kind != .div, other.kind != .p { break }
@@ -51,7 +107,7 @@ struct ImpliedEnd {
         case .tr, .cell, .section:
             var position = open.count - 1
             while position >= 0 {
-                let other = kinds[open[position]].kind
+                let other = kindAt(position).kind
                 switch (kind, other) {
                 case (.tr, .tr), (.cell, .cell), (.section, .section): return position
                 case (_, .table), (.cell, .tr), (.tr, .section): return nil
@@ -64,7 +120,7 @@ struct ImpliedEnd {
         guard endsParagraph else { return nil }
         var position = open.count - 1
         while position >= 0 {
-            switch kinds[open[position]].kind {
+            switch kindAt(position).kind {
             case .p: return position
             case .table, .cell, .buttonScope: return nil
             default: position -= 1

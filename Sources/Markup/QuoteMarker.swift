@@ -5,7 +5,7 @@ internal import CLibXML2
 /// message, not the sender's assertion about this one.
 ///
 /// - The element and what it contains (`element`): Apple Mail's and Thunderbird's
-///   `<blockquote type="cite">`; the classes `gmail_quote` and `gmail_quote_container` (Gmail),
+///   `<blockquote type="cite">`; on a `div` or `blockquote`, the classes `gmail_quote` and `gmail_quote_container` (Gmail),
 ///   `moz-cite-prefix` and `moz-forward-container` (Thunderbird), `yahoo_quoted` (Yahoo), and
 ///   `protonmail_quote` (Proton Mail); the ids `OLK_SRC_BODY_SECTION` (Outlook for Mac) and
 ///   `mail-editor-reference-message-container` (the new Outlook).
@@ -55,26 +55,29 @@ enum QuoteMarker: Equatable {
         return value[4] == 0 ? .element : .none
     }
 
-    /// `class` on any element, `style` on a `div`, `data-marker` on an `hr` (names starting c, s, d).
-    static func forAttribute(_ name: UnsafePointer<xmlChar>, _ value: UnsafePointer<xmlChar>, host: Host) -> QuoteMarker {
+    /// `class` on any element, `style` on a `div`, `data-marker` on an `hr` (attribute names starting
+    /// c, s, d) of the element `element`.
+    static func forAttribute(
+        _ name: UnsafePointer<xmlChar>, _ value: UnsafePointer<xmlChar>, of element: UnsafePointer<xmlChar>
+    ) -> QuoteMarker {
         switch name[0] {
         case UInt8(ascii: "c"):
-            return HTMLDocument.equals(name, "class") ? forClass(value) : .none
+            // The clients put their classes on a div or a blockquote (Outlook's header is a div too).
+            guard element[0] == UInt8(ascii: "d") || element[0] == UInt8(ascii: "b"), HTMLDocument.equals(name, "class")
+            else { return .none }
+            let host = host(element)
+            return host == .div || host == .blockquote ? forClass(value) : .none
         case UInt8(ascii: "s"):
-            return host == .div && HTMLDocument.equals(name, "style") && isOutlookSeparator(value) ? .rest : .none
-        default:
-            return host == .hr && HTMLDocument.equals(name, "data-marker") && HTMLDocument.equals(value, "__DIVIDER__")
+            return value[0] != 0 && HTMLDocument.equals(name, "style") && host(element) == .div && isOutlookSeparator(value)
                 ? .rest : .none
+        default:
+            return HTMLDocument.equals(name, "data-marker") && host(element) == .hr
+                && HTMLDocument.equals(value, "__DIVIDER__") ? .rest : .none
         }
     }
 
-    private static let elementClasses: [[UInt8]] = [
-        "gmail_quote", "gmail_quote_container", "moz-cite-prefix", "moz-forward-container", "yahoo_quoted",
-        "protonmail_quote",
-    ].map { Array($0.utf8) }
-    private static let restClasses: [[UInt8]] = [Array("OutlookMessageHeader".utf8)]
-
-    /// The strongest marker among the class tokens (split on ASCII whitespace).
+    /// The strongest marker among the class tokens (split on ASCII whitespace). Every class attribute
+    /// of every document comes here: a token is compared only when its length is one of the markers'.
     private static func forClass(_ value: UnsafePointer<xmlChar>) -> QuoteMarker {
         var marker = QuoteMarker.none
         var index = 0
@@ -82,14 +85,21 @@ enum QuoteMarker: Equatable {
             while value[index] != 0, value[index].isASCIIWhitespace { index += 1 }
             let start = index
             while value[index] != 0, !value[index].isASCIIWhitespace { index += 1 }
-            let first = value[start]
-            // Most class tokens start with another letter: one comparison rules them out.
-            guard first == UInt8(ascii: "g") || first == UInt8(ascii: "m") || first == UInt8(ascii: "y")
-                || first == UInt8(ascii: "p") || first == UInt8(ascii: "O")
-            else { continue }
-            let token = UnsafeBufferPointer(start: value + start, count: index - start)
-            if elementClasses.contains(where: { $0.elementsEqual(token) }) { marker.merge(.element) }
-            if restClasses.contains(where: { $0.elementsEqual(token) }) { marker.merge(.rest) }
+            let token = value + start
+            switch index - start {
+            case 11: if HTMLDocument.equals(token, "gmail_quote", length: 11) { marker.merge(.element) }
+            case 12: if HTMLDocument.equals(token, "yahoo_quoted", length: 12) { marker.merge(.element) }
+            case 15: if HTMLDocument.equals(token, "moz-cite-prefix", length: 15) { marker.merge(.element) }
+            case 16: if HTMLDocument.equals(token, "protonmail_quote", length: 16) { marker.merge(.element) }
+            case 20: if HTMLDocument.equals(token, "OutlookMessageHeader", length: 20) { marker.merge(.rest) }
+            case 21:
+                if HTMLDocument.equals(token, "gmail_quote_container", length: 21)
+                    || HTMLDocument.equals(token, "moz-forward-container", length: 21)
+                {
+                    marker.merge(.element)
+                }
+            default: break
+            }
         }
         return marker
     }

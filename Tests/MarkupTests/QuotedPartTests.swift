@@ -67,6 +67,15 @@ struct QuotedPartTests {
         #expect(graph.diagnostics.isEmpty)
     }
 
+    @Test func longRunsOfHyphensAreReadOnce() {
+        // Layout rules of hyphens, and a 2 MB hostile run: each run is passed over once.
+        let rule = String(repeating: "-", count: 70)
+        let graph = Self.page(
+            "<p>\(rule)</p>" + Self.item + "<p>\(String(repeating: "-", count: 2_000_000)) Original Message --</p>" + Self.item)
+        #expect(graph.nodes.count == 1)
+        #expect(graph.diagnostics.map(\.path) == ["microdata[2]"])
+    }
+
     @Test func theQuoteEndsWithItsElement() {
         let graph = Self.page(#"<blockquote type="cite">\#(Self.item)</blockquote><p>Thanks!</p>\#(Self.item)"#)
         #expect(graph.nodes.count == 1)
