@@ -106,16 +106,26 @@ extension ReservationItemResolver {
     mutating func checkOffset(
         _ offset: Int, at instant: Date, of place: (node: SchemaNode?, path: String), path: String, written: String
     ) {
-        guard case .success(let (identifier, source)) = zone(of: place.node, path: place.path),
-            let timeZone = TimeZone(identifier: identifier)
-        else { return }
+        // The common case (the zone is unknown, or agrees) builds no text.
+        guard let identifier = knownZone(of: place.node), let timeZone = TimeZone(identifier: identifier) else { return }
         let expected = timeZone.secondsFromGMT(for: instant)
-        guard expected != offset else { return }
+        guard expected != offset, case .success(let (_, source)) = zone(of: place.node, path: place.path) else { return }
         let local = LocalDateTime.offsetText(expected)
         warn(
             .offsetMismatch, path,
             "\(path) \(written) has the UTC offset \(LocalDateTime.offsetText(offset)), but \(identifier) (from \(source)) "
                 + "is at \(local) then; the written instant was kept. If the time is local there, write it with \(local)")
+    }
+
+    /// The IANA zone `zone(of:path:)` finds for a place, without describing where it came from.
+    func knownZone(of place: SchemaNode?) -> String? {
+        guard let place else { return nil }
+        if let code = place.looseText("iataCode"), let zone = directory.zone(forAirport: code) { return zone }
+        guard let country = place.child("address")?.looseText("addressCountry"),
+            let code = directory.countryCode(for: country)
+        else { return nil }
+        let zones = directory.zones(forCountry: code)
+        return zones.count == 1 ? zones[0] : nil
     }
 
     /// The IANA zone of a place and a description of where it came from, or why none was found.

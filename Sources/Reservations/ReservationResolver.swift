@@ -65,7 +65,6 @@ package struct ReservationResolver: Sendable {
         resolutions = Self.removingDuplicates(resolutions)
         ReservationIdentity.assign(&resolutions)
         document.resolutions = resolutions
-        document.bookings = BookingListing.listings(of: resolutions)
         return document
     }
 
@@ -267,11 +266,9 @@ package struct ReservationResolver: Sendable {
         let reservation = resolver.resolve()
         var seen = Set<Diagnostic>()
         let diagnostics = (leading + resolver.diagnostics).filter { seen.insert($0).inserted }
-        var resolution = Resolution(
+        return Resolution(
             reservation: reservation, diagnostics: diagnostics, normalized: Self.json(resolver.root, isTopLevel: true),
             syntax: item.node.syntax)
-        resolution.scope = Resolution.Scope(kind: kind, root: resolver.root)
-        return resolution
     }
 
     /// A copy of `node` with schema.org IRIs stripped from types and property names, text trimmed,

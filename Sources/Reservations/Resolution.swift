@@ -21,7 +21,7 @@ package struct Resolution: Sendable, Hashable, Codable {
     /// The syntax the item was written in (the first, when the same item came in both).
     package var syntax: SchemaNode.Syntax
     /// What the item says about the message it came in: whether it is about one step of the booking.
-    package var scope = Scope()
+    package var scope: Scope { Scope(kind: reservation?.kind, normalized: normalized) }
 
     package init(
         reservation: Reservation?, diagnostics: [Diagnostic], normalized: JSONValue, syntax: SchemaNode.Syntax
@@ -51,17 +51,22 @@ package struct Resolution: Sendable, Hashable, Codable {
             "boardingGroup", "passengerSequenceNumber", "securityScreening", "passengerPriorityStatus", "ticketToken",
         ]
 
-        /// Reads the signs from a canonical item.
-        init(kind: Reservation.Kind, root: SchemaNode) {
-            if kind == .flight {
-                isBoardingPass = Self.boardingPassProperties.contains { root.has($0) }
-                    || root.children("reservedTicket").contains { $0.has("ticketToken") }
+        /// Reads the signs from an item's normalized object.
+        init(kind: Reservation.Kind?, normalized: JSONValue) {
+            func items(_ value: JSONValue?) -> [JSONValue] {
+                switch value {
+                case .array(let elements)?: elements
+                case let value?: [value]
+                case nil: []
+                }
             }
-            let reserved = root.child("reservationFor")
-            promptsCheckIn = [Optional(root), reserved].contains { node in
-                guard let node else { return false }
-                return node.has("checkinUrl")
-                    || node.children("potentialAction").contains { $0.types.contains("CheckInAction") }
+            if kind == .flight {
+                isBoardingPass = Self.boardingPassProperties.contains { normalized[$0] != nil }
+                    || items(normalized["reservedTicket"]).contains { $0["ticketToken"] != nil }
+            }
+            promptsCheckIn = [normalized, normalized["reservationFor"] ?? .null].contains { node in
+                node["checkinUrl"] != nil
+                    || items(node["potentialAction"]).contains { $0["@type"] == .string("CheckInAction") }
             }
         }
     }
