@@ -2,8 +2,11 @@ internal import Foundation
 package import Markup
 
 /// Turns the schema.org graph of a document into reservations (MARKUP.md): finds every reservation
-/// item wherever it is nested, folds the Gmail and Apple dialects into one normal form, holds each
-/// item to the required properties, resolves times, and gives each part its identity.
+/// item wherever it is nested (except the results of a `potentialAction` and what an offer holds:
+/// "What is not a reservation"), makes one item per thing its `reservationFor` holds, folds the Gmail
+/// and Apple dialects into one normal form, holds each item to the required properties, resolves
+/// times, gives each part its identity, and says which bookings the document lists whole
+/// (`ResolvedDocument.bookings`).
 ///
 /// The work per graph is bounded by `Configuration`: items walked, nesting depth, reservations.
 package struct ReservationResolver: Sendable {
@@ -37,8 +40,9 @@ package struct ReservationResolver: Sendable {
         self.configuration = configuration
     }
 
-    /// One resolution per distinct reservation item in the graph, admissible or not, in document
-    /// order. Items that are not reservations (plain events, products) give none.
+    /// One resolution per distinct reservation item in the graph (per reserved thing), admissible or
+    /// not, in document order. Items that are not reservations (plain events, products, action
+    /// templates, offers) give none.
     package func resolve(_ graph: MarkupGraph) -> [Resolution] {
         resolveDocument(graph).resolutions
     }
