@@ -327,6 +327,7 @@ private struct Builder {
             guard start + 2 + offset < cursor, start[2 + offset] | 0x20 == name[offset] | 0x20 else { return false }
             offset += 1
         }
+        guard start + 2 + offset < cursor else { return false }
         let after = start[2 + offset]
         return after == UInt8(ascii: ">") || after.isASCIIWhitespace || after == UInt8(ascii: "/")
     }

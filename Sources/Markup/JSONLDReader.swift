@@ -86,10 +86,10 @@ struct JSONLDReader {
                         + " and was not read; the rest of the block was\(positions). Publish valid JSON"
                 )
             }
-            if outcome.dropped.count > ExtractionState.maxDiagnosticsPerCode {
+            if outcome.droppedCount > ExtractionState.maxDiagnosticsPerCode {
                 state.error(
                     .jsonLDDropped, path: path,
-                    "\(outcome.dropped.count - ExtractionState.maxDiagnosticsPerCode) more parts of the JSON-LD block "
+                    "\(outcome.droppedCount - ExtractionState.maxDiagnosticsPerCode) more parts of the JSON-LD block "
                         + "were not read")
             }
         }

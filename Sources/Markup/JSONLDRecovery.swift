@@ -32,15 +32,29 @@ struct JSONLDRecovery {
     struct Outcome {
         /// The values read, in block order.
         var values: [JSONValue] = []
-        var repairs: [Repair] = []
-        /// Values that could not be read: whole objects, or the tail of a value cut off.
-        var dropped: [Range<Int>] = []
+        /// The repairs, the first `maxNoted` of them.
+        private(set) var repairs: [Repair] = []
+        /// Values that could not be read (whole objects, or the tail of a value cut off), the first
+        /// `maxNoted`, and how many there were.
+        private(set) var dropped: [Range<Int>] = []
+        private(set) var droppedCount = 0
         /// Whether a value was dropped for nesting deeper than the parser's limit.
         var tooDeep = false
+
+        mutating func note(_ repair: Repair) {
+            if repairs.count < JSONLDRecovery.maxNoted { repairs.append(repair) }
+        }
+
+        mutating func drop(_ span: Range<Int>) {
+            droppedCount += 1
+            if dropped.count < JSONLDRecovery.maxNoted { dropped.append(span) }
+        }
     }
 
     /// Levels of broken arrays split into their elements (a top-level array is level 1).
     static let maxSplitDepth = 8
+    /// Repairs and dropped parts kept (a block of a million `;` must not make a million of them).
+    static let maxNoted = 1000
 
     let parser: JSONParser
     let text: [UInt8]
@@ -48,7 +62,7 @@ struct JSONLDRecovery {
     static func recover(_ cleaned: JSONLDRepair.Cleaned, parser: JSONParser) -> Outcome {
         let recovery = JSONLDRecovery(parser: parser, text: cleaned.text)
         var outcome = Outcome()
-        outcome.repairs = cleaned.steps.map { .cleaned($0) }
+        for step in cleaned.steps { outcome.note(.cleaned(step)) }
         recovery.read(0..<cleaned.text.count, level: 0, into: &outcome)
         return outcome
     }
@@ -150,23 +164,23 @@ struct JSONLDRecovery {
         func noteCommas(beforeValueAt offset: Int?) {
             guard level > 0 else { return }
             if let offset, valuesHere > 0, separators.isEmpty {
-                outcome.repairs.append(.lenient(JSONParser.Leniency(kind: .missingComma, offset: offset)))
+                outcome.note(.lenient(JSONParser.Leniency(kind: .missingComma, offset: offset)))
             }
             let expected = offset != nil && valuesHere > 0 ? 1 : 0
             for comma in separators.dropFirst(expected) {
                 let kind: JSONParser.Leniency.Kind = offset == nil ? .trailingComma : .extraComma
-                outcome.repairs.append(.lenient(JSONParser.Leniency(kind: kind, offset: comma)))
+                outcome.note(.lenient(JSONParser.Leniency(kind: kind, offset: comma)))
             }
             separators = []
         }
         for piece in pieces(of: range) {
             switch piece {
             case .separator(let offset):
-                if level == 0 { outcome.repairs.append(.separator(offset: offset)) } else { separators.append(offset) }
+                if level == 0 { outcome.note(.separator(offset: offset)) } else { separators.append(offset) }
             case .text(let span):
-                outcome.repairs.append(.droppedText(span))
+                outcome.note(.droppedText(span))
             case .value(let span, let isArray, let closed):
-                if valuesHere > 0, level == 0 { outcome.repairs.append(.anotherValue(offset: span.lowerBound)) }
+                if valuesHere > 0, level == 0 { outcome.note(.anotherValue(offset: span.lowerBound)) }
                 noteCommas(beforeValueAt: span.lowerBound)
                 valuesHere += 1
                 readValue(span, isArray: isArray, closed: closed, level: level, into: &outcome)
@@ -182,21 +196,20 @@ struct JSONLDRecovery {
         switch parsed {
         case .success(let (value, leniencies)):
             outcome.values.append(value)
-            outcome.repairs += leniencies.map { leniency in
-                var shifted = leniency
-                shifted.offset += span.lowerBound
-                return .lenient(shifted)
+            for var leniency in leniencies {
+                leniency.offset += span.lowerBound
+                outcome.note(.lenient(leniency))
             }
             return
         case .failure(let failure) where failure.kind == .tooDeep:
             outcome.tooDeep = true
-            outcome.dropped.append(span)
+            outcome.drop(span)
             return
         case .failure:
             break
         }
         guard level < Self.maxSplitDepth else {
-            outcome.dropped.append(span)
+            outcome.drop(span)
             return
         }
         if isArray {
@@ -204,12 +217,12 @@ struct JSONLDRecovery {
             let inner = (span.lowerBound + 1)..<(closed ? span.upperBound - 1 : span.upperBound)
             read(inner, level: level + 1, into: &outcome)
         } else if let graph = graphArray(in: span, closed: closed) {
-            outcome.dropped.append(span.lowerBound..<graph.lowerBound)
+            outcome.drop(span.lowerBound..<graph.lowerBound)
             let inner = (graph.lowerBound + 1)..<(graph.upperBound - 1)
             read(inner, level: level + 1, into: &outcome)
-            if graph.upperBound < span.upperBound { outcome.dropped.append(graph.upperBound..<span.upperBound) }
+            if graph.upperBound < span.upperBound { outcome.drop(graph.upperBound..<span.upperBound) }
         } else {
-            outcome.dropped.append(span)
+            outcome.drop(span)
         }
     }
 

@@ -132,7 +132,7 @@ enum JSONLDRepair {
                     index = min(index + 1, count)
                 }
                 blank(&text, start..<index)
-                steps.append(.comment(offset: start))
+                if steps.count < JSONLDRecovery.maxNoted { steps.append(.comment(offset: start)) }
                 continue
             }
             index += 1

@@ -88,7 +88,9 @@ extension JSONParser {
         /// Whether the separators `JSONParser.Leniency` names are taken (noted in `leniencies`).
         let isLenient: Bool
         var index = 0
+        /// What was taken, the first `maxLeniencies` of it (hostile input can have a million commas).
         private(set) var leniencies: [Leniency] = []
+        static let maxLeniencies = 1000
         private var frames: [Frame] = []
         private var values: [JSONValue] = []
         private var keys: [JSONValue] = []
@@ -119,7 +121,7 @@ extension JSONParser {
                         if isLenient {
                             skipExtraCommas()
                             if index < input.count, input[index] == closer {
-                                leniencies.append(Leniency(kind: .trailingComma, offset: comma))
+                                note(.trailingComma, comma)
                                 index += 1
                                 value = close()
                                 continue
@@ -130,7 +132,7 @@ extension JSONParser {
                     }
                     guard byte == closer else {
                         if isLenient, frame.isObject ? byte == UInt8(ascii: "\"") : startsValue(byte) {
-                            leniencies.append(Leniency(kind: .missingComma, offset: index))
+                            note(.missingComma, index)
                             if frame.isObject { try memberName() }
                             continue outer
                         }
@@ -145,10 +147,14 @@ extension JSONParser {
             }
         }
 
+        private mutating func note(_ kind: Leniency.Kind, _ offset: Int) {
+            if leniencies.count < Self.maxLeniencies { leniencies.append(Leniency(kind: kind, offset: offset)) }
+        }
+
         /// Lenient: skips commas where a value or member name is expected, noting each.
         private mutating func skipExtraCommas() {
             while index < input.count, input[index] == UInt8(ascii: ",") {
-                leniencies.append(Leniency(kind: .extraComma, offset: index))
+                note(.extraComma, index)
                 index += 1
                 skipWhitespace()
             }
@@ -299,7 +305,7 @@ extension JSONParser {
                 if byte == UInt8(ascii: "\\") { break }
                 if byte < 0x20 {
                     guard isLenient else { throw failure("raw control character in a string") }
-                    leniencies.append(Leniency(kind: .controlCharacter, offset: index))
+                    note(.controlCharacter, index)
                 }
                 index += 1
             }
@@ -319,7 +325,7 @@ extension JSONParser {
                 }
                 if byte < 0x20 {
                     guard isLenient else { throw failure("raw control character in a string") }
-                    leniencies.append(Leniency(kind: .controlCharacter, offset: index))
+                    note(.controlCharacter, index)
                 }
                 if byte != UInt8(ascii: "\\") {
                     count += 1

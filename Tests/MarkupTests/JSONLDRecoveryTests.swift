@@ -187,6 +187,22 @@ struct JSONLDRecoveryTests {
         #expect(graph.codes.contains("markup.jsonld-dropped"))
     }
 
+    @Test(arguments: [
+        "{\"@type\": \"A\"}" + String(repeating: ";", count: 1_000_000) + "{\"@type\": \"B\"}",
+        "[{\"@type\": \"A\"}" + String(repeating: ",", count: 1_000_000) + "{\"@type\": \"B\"}]",
+        "[{\"@type\": \"A\"}" + String(repeating: "/**/", count: 250_000) + "{\"@type\": \"B\"}]",
+        "[" + String(repeating: "{\"a\": x} ", count: 100_000) + "{\"@type\": \"B\"}]",
+    ])
+    func hostileRepairsStayBoundedInTimeAndReport(block: String) throws {
+        let clock = ContinuousClock()
+        var graph = MarkupGraph()
+        let elapsed = clock.measure { graph = Self.page(block) }
+        #expect(elapsed < .seconds(20))
+        #expect(graph.nodes.last?.types == ["B"])
+        #expect(graph.diagnostics.allSatisfy { $0.message.utf8.count < 4000 })
+        #expect(graph.diagnostics.count <= ExtractionState.maxDiagnosticsPerCode * 2 + 2)
+    }
+
     // MARK: As mail carries it
 
     /// A hotel's confirmation as its mail system sends it: quoted-printable HTML whose JSON-LD has a
