@@ -72,7 +72,7 @@ package struct FlagController: Sendable {
             }
             let seconds = duration ?? policy.flags.defaultDurationSeconds
             guard seconds > 0, seconds <= policy.flags.maximumDurationSeconds else {
-                throw AdmissionError(code: .flagDurationOutOfRange, reason: "a flag may stay on between 1 second and \(Int(policy.flags.maximumDurationSeconds / 3600)) hours under the \(policy.name) policy")
+                throw AdmissionError(code: .flagDurationOutOfRange, reason: "a flag stays on for more than 0 seconds and at most \(Int(policy.flags.maximumDurationSeconds / 3600)) hours under the \(policy.name) policy; give a duration in that range (30m, 24h)")
             }
             return try await store.setFlag(flag.rawValue, enabled: true, expiresAt: now().addingTimeInterval(seconds), by: actor)
         }

@@ -11,9 +11,12 @@ package struct DomainName: Hashable, Sendable, Codable, CustomStringConvertible,
     package static func < (lhs: DomainName, rhs: DomainName) -> Bool { lhs.ascii < rhs.ascii }
 
     /// Normalizes `input`: trims, drops one trailing dot, maps to lower case and A-labels
-    /// (UTS #46 non-transitional, NFC), and checks the result is a host name.
+    /// (UTS #46 non-transitional, NFC), and checks the result is a host name. Every check runs on the
+    /// name's Unicode form, whichever form it was typed in: `xn--skywys-6nf.example` is the same name as
+    /// `skywаys.example` (with a Cyrillic а) and is refused the same way.
     /// - Throws: `.ipLiteral` for addresses, `.mixedScripts` for a label mixing writing systems
-    ///   (as homograph attacks do), `.domainInvalid` for anything else that is not a domain name.
+    ///   (as homograph attacks do), `.domainInvalid` for anything else that is not a domain name,
+    ///   an A-label that is not valid Punycode for a valid U-label (RFC 5891 §5.4) included.
     package init(normalizing input: String) throws(AdmissionError) {
         var text = input.trimmingWhitespace
         if text.hasSuffix(".") { text.removeLast() }
@@ -23,10 +26,9 @@ package struct DomainName: Hashable, Sendable, Codable, CustomStringConvertible,
         if DomainName.isIPLiteral(text) {
             throw AdmissionError(code: .ipLiteral, reason: "\(text) is an IP address; register the domain name the mail and pages come from")
         }
+        // The typed labels first, so the message quotes what was typed when it mixes scripts.
         for label in text.split(separator: ".", omittingEmptySubsequences: false) {
-            if let problem = ScriptCheck.mixedScripts(in: Substring(label.lowercased())) {
-                throw AdmissionError(code: .mixedScripts, reason: "the label '\(label)' mixes \(problem); a name must not mix writing systems")
-            }
+            try DomainName.checkScripts(of: Substring(label.lowercased()))
         }
         let ascii = try DomainName.toASCII(text)
         let labels = ascii.split(separator: ".", omittingEmptySubsequences: false)
@@ -37,6 +39,11 @@ package struct DomainName: Hashable, Sendable, Codable, CustomStringConvertible,
             })
         else {
             throw AdmissionError(code: .domainInvalid, reason: "\(input) is not a valid host name (labels of letters, digits and hyphens, at most 63 bytes each)")
+        }
+        // Then the Unicode form of every A-label, whether it was typed as one or made from a U-label: a label that
+        // is not valid Punycode is refused here.
+        for label in labels where DomainName.isALabel(label) {
+            try DomainName.checkScripts(of: Substring(try DomainName.uLabel(of: label, in: input)))
         }
         self.ascii = ascii
     }
@@ -63,7 +70,44 @@ package struct DomainName: Hashable, Sendable, Codable, CustomStringConvertible,
         return labels.indices.map { DomainName(trustedASCII: labels[$0...].joined(separator: ".")) }
     }
 
+    /// Whether `label` is an A-label: the ACE prefix `xn--` (RFC 5890 §2.3.2.1), in any case.
+    static func isALabel(_ label: some StringProtocol) -> Bool {
+        label.utf8.count >= 4 && label.prefix(4).lowercased() == "xn--"
+    }
+
+    /// The U-label an A-label stands for. Valid only when the Punycode decodes to a U-label that IDNA2008
+    /// allows and that encodes back to the same A-label (RFC 5891 §5.4): `xn--abc` decodes to a control
+    /// character and is refused, so a name cannot pass in its ASCII form what its Unicode form would not.
+    /// - Parameter name: the whole name as given, for the message.
+    static func uLabel(of label: some StringProtocol, in name: String) throws(AdmissionError) -> String {
+        let aLabel = label.lowercased()
+        var unicode: String?
+        var decoded: UnsafeMutablePointer<CChar>? = nil
+        if idn2_to_unicode_8z8z(aLabel, &decoded, 0) == 0, let decoded { unicode = String(cString: decoded) }
+        if let decoded { clibidn2_free(decoded) }
+        var roundTrip: String?
+        if let unicode, !unicode.contains(".") {
+            var encoded: UnsafeMutablePointer<CChar>? = nil
+            let flags = Int32(IDN2_NFC_INPUT.rawValue | IDN2_NONTRANSITIONAL.rawValue)
+            if idn2_to_ascii_8z(unicode, &encoded, flags) == 0, let encoded { roundTrip = String(cString: encoded) }
+            if let encoded { clibidn2_free(encoded) }
+        }
+        guard let unicode, roundTrip == aLabel else {
+            throw AdmissionError(code: .domainInvalid, reason: "the label '\(label)' of \(name) is not valid Punycode (an A-label must decode to a valid internationalized label and encode back to itself); give the name in its Unicode form or as a valid A-label")
+        }
+        return unicode
+    }
+
+    /// Refuses a label that mixes writing systems.
+    static func checkScripts(of label: Substring) throws(AdmissionError) {
+        if let problem = ScriptCheck.mixedScripts(in: label) {
+            throw AdmissionError(code: .mixedScripts, reason: "the label '\(label)' mixes \(problem); a name must not mix writing systems")
+        }
+    }
+
     static func toASCII(_ text: String) throws(AdmissionError) -> String {
+        // An ASCII name is its own A-label form (its A-labels are checked by `init(normalizing:)`), so ASCII
+        // labels libidn2 would refuse, such as `ab--cd`, stay as they are.
         if text.utf8.allSatisfy({ $0 < 0x80 }) { return text.lowercased() }
         var output: UnsafeMutablePointer<CChar>? = nil
         let flags = Int32(IDN2_NFC_INPUT.rawValue | IDN2_NONTRANSITIONAL.rawValue)

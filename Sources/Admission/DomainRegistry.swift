@@ -14,17 +14,21 @@ package struct DomainRegistry: Sendable {
     }
 
     /// Normalizes and checks `input`, then registers it: approved at once under a policy that says so
-    /// (development), pending otherwise. Registering a domain again keeps its status.
+    /// (development), pending otherwise. Registering a domain again keeps its status (and updates the contact
+    /// when one is given).
+    /// - Returns: the registration, and whether it is new (false: the domain was registered already).
     /// - Throws: `AdmissionError` (`registry.domain-invalid`, `registry.ip-literal`, `registry.mixed-scripts`,
     ///   `registry.public-suffix`), or the store's error.
-    package func register(_ input: String, contact: String?, by actor: String) async throws -> RegisteredDomain {
+    package func register(
+        _ input: String, contact: String?, by actor: String
+    ) async throws -> (domain: RegisteredDomain, isNew: Bool) {
         let domain = try normalize(input)
         if let existing = try await store.registeredDomain(domain.ascii) {
-            guard let contact, contact != existing.contact else { return existing }
-            return try await store.setDomain(domain.ascii, status: existing.status, contact: contact, by: actor)
+            guard let contact, contact != existing.contact else { return (existing, false) }
+            return (try await store.setDomain(domain.ascii, status: existing.status, contact: contact, by: actor), false)
         }
         let status: RegisteredDomain.Status = policy.registration.approveOnRegister ? .approved : .pending
-        return try await store.setDomain(domain.ascii, status: status, contact: contact, by: actor)
+        return (try await store.setDomain(domain.ascii, status: status, contact: contact, by: actor), true)
     }
 
     /// The domain as the registry stores it, or an error saying why it cannot be registered.

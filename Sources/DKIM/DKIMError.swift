@@ -33,7 +33,11 @@ package struct DKIMError: Error, Sendable, Hashable, CustomStringConvertible {
         package static let dnsServerFailure = Code("dkim.dns-servfail")  // temperror
         package static let dnsRefused = Code("dkim.dns-refused")  // temperror
         package static let dnsUnreachable = Code("dkim.dns-unreachable")  // temperror
-        package static let dnsError = Code("dkim.dns-error")
+        /// An answer that could not be read (a compression loop, an RDLENGTH past the message, an unexpected
+        /// RCODE): the next answer, or another server's, may be fine.
+        package static let dnsMalformed = Code("dkim.dns-malformed")  // temperror
+        /// The lookup could not be made at all (cancelled, no usable nameserver configured).
+        package static let dnsError = Code("dkim.dns-error")  // temperror
         package static let keyMalformed = Code("dkim.key-malformed")
         package static let keyRevoked = Code("dkim.key-revoked")
         package static let keyTypeMismatch = Code("dkim.key-type-mismatch")

@@ -1,3 +1,5 @@
+package import Foundation
+
 /// The outcome of DKIM verification, in RFC 8601 §2.7.1 terms.
 package enum DKIMResult: String, Sendable, Hashable, Codable, CaseIterable {
     /// The message has no DKIM-Signature field.
@@ -10,7 +12,7 @@ package enum DKIMResult: String, Sendable, Hashable, Codable, CaseIterable {
     case neutral
     /// The signature verified or could be checked, but is not acceptable (RFC 8301 algorithm or key size, testing key).
     case policy
-    /// A lookup failed in a way that may succeed later (timeout, SERVFAIL, REFUSED): retry.
+    /// A lookup failed in a way that may succeed later (timeout, SERVFAIL, REFUSED, an unreadable answer): retry.
     case temperror
     /// The signature or key record is unusable and will stay so (syntax, NXDOMAIN, revoked key, expired).
     case permerror
@@ -20,7 +22,10 @@ package enum DKIMResult: String, Sendable, Hashable, Codable, CaseIterable {
         switch code {
         case .bodyHashMismatch, .signatureMismatch: .fail
         case .algorithmRefused, .keyTooShort, .keyTesting: .policy
-        case .dnsTimeout, .dnsServerFailure, .dnsRefused, .dnsUnreachable, .openSSLFailure: .temperror
+        // A lookup that did not give a definitive answer is never a verdict on the message (RFC 6376 §6.1.2: only
+        // NXDOMAIN or no key record is PERMFAIL); neither is a local failure.
+        case .dnsTimeout, .dnsServerFailure, .dnsRefused, .dnsUnreachable, .dnsMalformed, .dnsError, .openSSLFailure:
+            .temperror
         default: .permerror
         }
     }
@@ -52,6 +57,8 @@ package struct DKIMSignatureResult: Sendable, Hashable {
     package var signedBodyBytes: Int?
     /// The message body's length, to tell whether an unsigned tail exists.
     package var bodyBytes: Int
+    /// `t=`, when present (RFC 6376 §3.5): when the signer says it signed.
+    package var timestamp: Date?
     /// The first characters of `b=`, as RFC 6008 `header.b` uses to tell signatures apart.
     package var signatureFingerprint: String?
 

@@ -88,6 +88,7 @@ package struct DKIMVerifier: Sendable {
         result.identity = signature.identity
         result.signedHeaders = signature.signedHeaders
         result.bodyLengthLimit = signature.bodyLength
+        result.timestamp = signature.timestamp
         result.signatureFingerprint = String(signature.signatureText.prefix(8))
 
         do throws(DKIMError) {
@@ -179,8 +180,10 @@ package struct DKIMVerifier: Sendable {
             DKIMError(code: .dnsRefused, reason: "the nameserver refused the query for \(name); it will be retried")
         case .network:
             DKIMError(code: .dnsUnreachable, reason: "no nameserver could be reached for \(name) (\(error.reason)); it will be retried")
+        case .malformedResponse:
+            DKIMError(code: .dnsMalformed, reason: "the answer for \(name) could not be read (\(error.reason)); it will be retried")
         default:
-            DKIMError(code: .dnsError, reason: "the lookup of \(name) failed: \(error.reason)")
+            DKIMError(code: .dnsError, reason: "the lookup of \(name) could not be made (\(error.reason)); it will be retried")
         }
     }
 

@@ -36,9 +36,11 @@ package struct DNSError: Error, Sendable, Hashable, CustomStringConvertible {
         self.reason = reason
     }
 
-    /// True when asking again later may give an answer (RFC 6376 §6.1.2: TEMPFAIL).
+    /// True when asking again later may give an answer (RFC 6376 §6.1.2: TEMPFAIL). An answer that could not be read
+    /// is one: a broken or spoofed packet says nothing about the name, and the next answer may be fine.
     package var isTemporary: Bool {
         code == .serverFailure || code == .refused || code == .timeout || code == .network || code == .cancelled
+            || code == .malformedResponse
     }
 
     package var description: String { "\(code): \(reason)" }

@@ -8,7 +8,8 @@ package protocol TXTResolver: Sendable {
     /// - Parameter name: a fully qualified domain name, with or without the trailing dot.
     /// - Returns: one `TXTRecord` per resource record, never empty.
     /// - Throws: `DNSError`: `.nameNotFound` (NXDOMAIN) and `.noData` are definitive answers;
-    ///   `.serverFailure`, `.refused`, `.timeout` and `.network` may succeed later (`isTemporary`).
+    ///   `.serverFailure`, `.refused`, `.timeout`, `.network` and `.malformedResponse` may succeed later
+    ///   (`isTemporary`).
     func txtRecords(for name: String) async throws(DNSError) -> [TXTRecord]
 }
 

@@ -68,6 +68,13 @@ package struct APIError: HTTPResponseError, Sendable {
         APIError(.badRequest, code: "request.invalid", message: message, hint: hint, at: at)
     }
 
+    /// The body could not be read as HTTP framed it (a malformed chunk, the connection cut short).
+    static func malformedBody(_ error: any Error) -> APIError {
+        APIError(
+            .badRequest, code: "request.malformed", message: "the request body could not be read (\(error))",
+            hint: "send the body with a correct Content-Length or well-formed chunks")
+    }
+
     static func tooLarge(limit: Int) -> APIError {
         APIError(
             .contentTooLarge, code: "request.too-large", message: "the body is over the limit of \(limit) bytes",

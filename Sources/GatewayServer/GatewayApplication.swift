@@ -23,8 +23,8 @@ package enum GatewayApplication {
         return router
     }
 
-    /// The application: HTTP/1.1 (over TLS when configured) with the configured address, connection limit and idle
-    /// timeout.
+    /// The application: HTTP/1.1 (over TLS when configured) with the configured address, connection limits (in all,
+    /// per client, and a reserve for the probes), request header deadline and idle timeout.
     /// - Parameter onServerRunning: called with the address bound (an ephemeral port resolved).
     package static func application(
         _ services: GatewayServices, logger: Logger,
@@ -32,6 +32,8 @@ package enum GatewayApplication {
     ) throws -> some ApplicationProtocol {
         let configuration = services.configuration
         let http1 = HTTP1Channel.Configuration(idleTimeout: .milliseconds(Int64(configuration.idleTimeoutSeconds * 1000)))
+        let connectionGuard = services.connectionGuard
+        let headerTimeout = TimeAmount.milliseconds(Int64(configuration.requestHeaderTimeoutSeconds * 1000))
         let server: HTTPServerBuilder
         if let tls = configuration.tls {
             let chain: [NIOSSLCertificate]
@@ -46,16 +48,27 @@ package enum GatewayApplication {
             var tlsConfiguration = TLSConfiguration.makeServerConfiguration(
                 certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
             tlsConfiguration.minimumTLSVersion = .tlsv12
-            server = try .tls(.http1(configuration: http1), tlsConfiguration: tlsConfiguration)
+            let serverTLS = tlsConfiguration
+            server = HTTPServerBuilder { responder in
+                GuardedHTTPChannel(
+                    base: try TLSChannel(
+                        HTTP1Channel(responder: responder, configuration: http1), tlsConfiguration: serverTLS),
+                    connectionGuard: connectionGuard, headerTimeout: headerTimeout, plaintext: false)
+            }
         } else {
-            server = .http1(configuration: http1)
+            server = HTTPServerBuilder { responder in
+                GuardedHTTPChannel(
+                    base: HTTP1Channel(responder: responder, configuration: http1), connectionGuard: connectionGuard,
+                    headerTimeout: headerTimeout, plaintext: true)
+            }
         }
+        // No availableConnectionsDelegate: at its maximum it stops accepting, and a probe would wait in the backlog.
+        // The guard accepts and decides instead (GuardedHTTPChannel).
         return Application(
             router: router(services),
             server: server,
             configuration: ApplicationConfiguration(
-                address: .hostname(configuration.http.host, port: configuration.http.port), serverName: "gateway",
-                availableConnectionsDelegate: MaximumAvailableConnections(configuration.maxConnections)),
+                address: .hostname(configuration.http.host, port: configuration.http.port), serverName: "gateway"),
             onServerRunning: { channel in await onServerRunning(channel.localAddress) },
             logger: logger)
     }
@@ -96,7 +109,8 @@ extension GatewayServices {
     /// Who a change made through the API is recorded as.
     func actor(_ token: AccessToken) -> String { "\(actorPrefix):token-\(token.id)" }
 
-    /// Reads the whole body, refusing one over `limit` bytes with 413 (by Content-Length at once, or while reading).
+    /// Reads the whole body, refusing one over `limit` bytes with 413 (by Content-Length at once, or while reading),
+    /// and one that cannot be read (a malformed chunk, a connection cut short) with 400.
     func body(of request: Request, limit: Int) async throws -> [UInt8] {
         if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit {
             throw APIError.tooLarge(limit: limit)
@@ -104,23 +118,50 @@ extension GatewayServices {
         do {
             var buffer = try await request.body.collect(upTo: limit)
             return buffer.readBytes(length: buffer.readableBytes) ?? []
-        } catch {
+        } catch is NIOTooManyBytesError {
             throw APIError.tooLarge(limit: limit)
+        } catch {
+            throw APIError.malformedBody(error)
         }
     }
 
-    /// Decodes a JSON body (at most 1 MiB).
-    func decode<T: Decodable>(_ type: T.Type, from request: Request) async throws -> T {
+    /// Decodes a JSON body (at most 1 MiB) of one of the request types: an object with only the keys `T` declares.
+    /// - Throws: 400 `request.invalid` naming the property path and what it must be, or `request.unknown-field`
+    ///   naming a key the endpoint does not take (as the command line refuses unknown settings).
+    func decode<T: JSONRequestBody>(_ type: T.Type, from request: Request) async throws -> T {
         let bytes = try await body(of: request, limit: 1 << 20)
+        let fields = T.CodingKeys.allCases.map(\.stringValue)
+        let object: Any
+        do {
+            object = try JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])
+        } catch {
+            throw APIError.invalid("the body is not JSON", hint: "send a JSON object with \(fields.joined(separator: ", "))")
+        }
+        guard let members = object as? [String: Any] else {
+            throw APIError.invalid(
+                "the body must be a JSON object", hint: "send a JSON object with \(fields.joined(separator: ", "))")
+        }
+        if let unknown = members.keys.sorted().first(where: { !fields.contains($0) }) {
+            throw APIError(
+                .badRequest, code: "request.unknown-field", message: "\(unknown) is not a field of this request",
+                hint: "the fields are \(fields.joined(separator: ", ")) (see /openapi.yaml)", at: unknown)
+        }
         do {
             return try JSONCoding.decoder.decode(T.self, from: Data(bytes))
-        } catch let DecodingError.keyNotFound(key, _) {
-            throw APIError.invalid("the JSON body lacks \(key.stringValue)", at: key.stringValue)
-        } catch let DecodingError.typeMismatch(_, context) {
-            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
-            throw APIError.invalid("\(path) has the wrong type", at: path)
-        } catch {
-            throw APIError.invalid("the body is not the JSON this endpoint takes", hint: "see /openapi.yaml")
+        } catch let DecodingError.keyNotFound(key, context) {
+            let path = JSONPath(context.codingPath + [key])
+            throw APIError.invalid("\(path) is required", at: path.description)
+        } catch let DecodingError.valueNotFound(type, context) {
+            let path = JSONPath(context.codingPath)
+            throw APIError.invalid("\(path) must be \(JSONPath.kind(of: type)), not null", at: path.description)
+        } catch let DecodingError.typeMismatch(type, context) {
+            let path = JSONPath(context.codingPath)
+            throw APIError.invalid("\(path) must be \(JSONPath.kind(of: type))", at: path.description)
+        } catch let DecodingError.dataCorrupted(context) {
+            let path = JSONPath(context.codingPath)
+            throw APIError.invalid(
+                "\(path) has a value this endpoint does not take", at: path.description,
+                hint: "see /openapi.yaml for the values \(path) may have")
         }
     }
 
@@ -132,6 +173,42 @@ extension GatewayServices {
             throw error
         } catch {
             throw APIError.unavailable(error)
+        }
+    }
+}
+
+/// The JSON object a route reads: its `CodingKeys` list every field it takes, so any other key is refused.
+protocol JSONRequestBody: Decodable {
+    associatedtype CodingKeys: CodingKey, CaseIterable
+}
+
+/// Where in a JSON body a problem is, as the error's `at` and message write it: `samples[2]`, `owner`.
+struct JSONPath: CustomStringConvertible {
+    var keys: [any CodingKey]
+
+    init(_ keys: [any CodingKey]) { self.keys = keys }
+
+    var description: String {
+        var text = ""
+        for key in keys {
+            if let index = key.intValue {
+                text += "[\(index)]"
+            } else {
+                text += text.isEmpty ? key.stringValue : ".\(key.stringValue)"
+            }
+        }
+        return text.isEmpty ? "the body" : text
+    }
+
+    /// What a JSON value of Swift type `type` is called.
+    static func kind(of type: Any.Type) -> String {
+        switch type {
+        case is String.Type: "a string"
+        case is Bool.Type: "true or false"
+        case is Int.Type, is Int64.Type: "a whole number"
+        case is Double.Type, is Float.Type: "a number"
+        case is [String].Type, is [Any].Type: "an array"
+        default: "a JSON object"
         }
     }
 }

@@ -32,7 +32,15 @@ package struct GatewayServer: Sendable {
             if let address { onListening(.http, address) }
         }
         var group: [any Service] = [
-            SpoolRetryService(services: services, logger: logger, startedAt: services.ingestor.environment.now())
+            SpoolRetryService(services: services, logger: logger, startedAt: services.ingestor.environment.now()),
+            ClusterJobs(
+                jobs: services.clusterJobs, store: services.ingestor.environment.store, node: services.node,
+                tick: services.clusterJobTick, now: services.ingestor.environment.now, logger: logger),
+            application,
+            DrainHold(
+                services: services,
+                drainTimeout: .milliseconds(Int64(configuration.drainTimeoutSeconds * 1000)),
+                shutdownDelay: .milliseconds(Int64(configuration.shutdownDelaySeconds * 1000))),
         ]
         if let listener = configuration.lmtp {
             var lmtp = LMTPServer.Configuration()
@@ -48,9 +56,10 @@ package struct GatewayServer: Sendable {
                     configuration: lmtp, handler: LMTPDelivery(services: services, logger: logger), logger: logger,
                     onListening: { onListening(.lmtp, $0) }))
         }
-        group.append(application)
-        // Shut down in reverse order: first mark the server draining (/readyz answers 503), then the HTTP API
-        // finishes its requests, then LMTP its transactions, then the retry timer stops.
+        // Shut down in reverse order: first the server is marked draining (/readyz answers 503, new submissions are
+        // refused with 503); then LMTP closes its listener and finishes its transactions; then the HTTP API, still
+        // listening and answering /readyz with 503, waits for the ingestions in flight (and the shutdown delay);
+        // then it finishes its requests and closes; then the retry timer stops.
         group.append(DrainMarker(lifecycle: services.lifecycle))
         let serviceGroup = ServiceGroup(
             configuration: ServiceGroupConfiguration(
@@ -68,5 +77,26 @@ private struct DrainMarker: Service {
     func run() async throws {
         try? await gracefulShutdown()
         lifecycle.beginDraining()
+    }
+}
+
+/// During graceful shutdown, before the HTTP API stops: holds its listener open (so `/readyz` answers 503 rather than
+/// refusing connections) until the ingestions in flight have finished (at most the drain timeout) and at least the
+/// shutdown delay has passed since the stop began.
+private struct DrainHold: Service {
+    let services: GatewayServices
+    let drainTimeout: Duration
+    let shutdownDelay: Duration
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        let started = ContinuousClock.now
+        while ContinuousClock.now - started < drainTimeout {
+            let load = services.gate.load
+            if load.running == 0 && load.waiting == 0 { break }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        let delayEnds = (services.lifecycle.drainStarted ?? started) + shutdownDelay
+        if ContinuousClock.now < delayEnds { try? await Task.sleep(until: delayEnds) }
     }
 }

@@ -15,7 +15,16 @@ package struct GatewayServices: Sendable {
     package var sandboxReady: @Sendable () -> Bool
     /// Who the server says made changes (the registry's and the flags' history): "api:<token id>" is appended.
     package var actorPrefix: String
+    /// The periodic jobs the cluster runs once per interval on one node (``ClusterJobs``): each feature that needs
+    /// one appends it here before the server starts.
+    package var clusterJobs: [ClusterJob] = []
+    /// How often this node asks for each cluster job's lease.
+    package var clusterJobTick: Duration = .seconds(5)
+    /// This node's name in the store's job leases.
+    package let node = ClusterJobs.nodeName()
     let lifecycle = ServerLifecycle()
+    /// Who may hold the HTTP listener's connections (``GuardedHTTPChannel``).
+    package let connectionGuard: ConnectionGuard
 
     package init(
         ingestor: Ingestor, configuration: ServerConfiguration, metrics: GatewayMetrics = GatewayMetrics(),
@@ -28,6 +37,10 @@ package struct GatewayServices: Sendable {
         self.gate = IngestionGate(
             maxRunning: configuration.maxConcurrentIngestions, maxWaiting: configuration.maxQueuedIngestions)
         self.configuration = configuration
+        self.connectionGuard = ConnectionGuard(
+            .init(
+                maxConnections: configuration.maxConnections, maxPerClient: configuration.maxConnectionsPerClient,
+                probeConnections: configuration.probeConnections))
         self.sandboxRestarts = sandboxRestarts
         self.sandboxReady = sandboxReady
         self.actorPrefix = actorPrefix
@@ -59,8 +72,10 @@ package struct GatewayServices: Sendable {
 
 /// Whether the server is draining (graceful shutdown): `/readyz` answers 503 so a load balancer stops sending.
 final class ServerLifecycle: Sendable {
-    private let draining = Atomic<Bool>(false)
+    private let drainingSince = Mutex<ContinuousClock.Instant?>(nil)
 
-    var isDraining: Bool { draining.load(ordering: .relaxed) }
-    func beginDraining() { draining.store(true, ordering: .relaxed) }
+    var isDraining: Bool { drainingSince.withLock { $0 != nil } }
+    /// When the graceful stop began, nil before.
+    var drainStarted: ContinuousClock.Instant? { drainingSince.withLock { $0 } }
+    func beginDraining() { drainingSince.withLock { $0 = $0 ?? .now } }
 }

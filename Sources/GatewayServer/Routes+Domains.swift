@@ -9,16 +9,18 @@ extension GatewayApplication {
     static func addDomainRoutes(to router: Router<GatewayRequestContext>, _ services: GatewayServices) {
         let registry = services.ingestor.registry
 
-        struct Registration: Decodable {
+        struct Registration: JSONRequestBody {
             var domain: String
             var contact: String?
             /// Sample emails (RFC 5322 text) to check now, as `gateway register --sample` does.
             var samples: [String]?
+            enum CodingKeys: String, CodingKey, CaseIterable { case domain, contact, samples }
         }
         struct Registered: Encodable {
             var registration: RegisteredDomain
-            /// The new sender token for submissions from this domain: shown once.
-            var senderToken: IssuedToken
+            /// The new sender token for submissions from this domain, shown once; none when the domain was registered
+            /// already (`POST /v1/tokens` issues another).
+            var senderToken: IssuedToken?
             var samples: [IngestionReport]
         }
 
@@ -27,24 +29,29 @@ extension GatewayApplication {
             let input = try await services.decode(Registration.self, from: request)
             guard (input.samples?.count ?? 0) <= 10 else { throw APIError.invalid("at most 10 samples", at: "samples") }
             let entry: RegisteredDomain
+            let isNew: Bool
             do {
-                entry = try await registry.register(input.domain, contact: input.contact, by: services.actor(admin))
+                (entry, isNew) = try await registry.register(input.domain, contact: input.contact, by: services.actor(admin))
             } catch let error as AdmissionError {
                 throw APIError(
                     .unprocessableContent, code: error.code.description, message: error.reason, at: "domain")
             } catch {
                 throw APIError.unavailable(error)
             }
-            let issued = try await services.storeCall {
-                try await services.tokens.issue(role: .sender, subject: entry.domain, label: "registration", by: services.actor(admin))
+            // A sender token with the first registration only: registering again is not a way to mint tokens.
+            var senderToken: IssuedToken?
+            if isNew {
+                let issued = try await services.storeCall {
+                    try await services.tokens.issue(role: .sender, subject: entry.domain, label: "registration", by: services.actor(admin))
+                }
+                senderToken = IssuedToken(issued.token, secret: issued.secret)
             }
             var reports: [IngestionReport] = []
             for (index, sample) in (input.samples ?? []).enumerated() {
                 reports.append(try await services.check(Array(sample.utf8), source: "sample \(index + 1)"))
             }
             return try json(
-                Registered(registration: entry, senderToken: IssuedToken(issued.token, secret: issued.secret), samples: reports),
-                status: .created)
+                Registered(registration: entry, senderToken: senderToken, samples: reports), status: isNew ? .created : .ok)
         }
 
         router.get("/v1/domains") { request, _ in

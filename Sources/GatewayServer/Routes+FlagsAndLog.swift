@@ -16,10 +16,11 @@ extension GatewayApplication {
             return try json(try await services.storeCall { try await flags.statuses() })
         }
 
-        struct FlagChange: Decodable {
+        struct FlagChange: JSONRequestBody {
             var enabled: Bool
             /// How long it stays on, in seconds (default: the policy's).
             var durationSeconds: Double?
+            enum CodingKeys: String, CodingKey, CaseIterable { case enabled, durationSeconds }
         }
         router.put("/v1/flags/{name}") { request, context in
             let admin = try await services.requireAdmin(request)

@@ -7,11 +7,12 @@ import Store
 extension GatewayApplication {
     /// Issuing, listing and revoking tokens (admin).
     static func addTokenRoutes(to router: Router<GatewayRequestContext>, _ services: GatewayServices) {
-        struct TokenRequest: Decodable {
+        struct TokenRequest: JSONRequestBody {
             var role: AccessToken.Role
             /// A registered domain for a sender token, an address for an owner token, empty for admin.
             var subject: String?
             var label: String?
+            enum CodingKeys: String, CodingKey, CaseIterable { case role, subject, label }
         }
 
         router.post("/v1/tokens") { request, _ in

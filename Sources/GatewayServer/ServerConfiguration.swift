@@ -1,4 +1,5 @@
 import Foundation
+package import Store
 import Yams
 
 /// How `gateway serve` listens and how much it takes on at once. Read from the `--config` YAML file, then
@@ -51,6 +52,9 @@ package struct ServerConfiguration: Sendable, Hashable {
         }
     }
 
+    /// The `store` key: where the store is (a path, `sqlite:PATH`, `postgres://...`), parsed when the file is read.
+    /// `--store` and `GATEWAY_STORE` take precedence; nil: neither the file nor they say, `var/gateway.sqlite`.
+    package var store: StoreLocation?
     package var http = Listener(host: "127.0.0.1", port: 8080)
     /// nil: no LMTP listener.
     package var lmtp: Listener? = Listener(host: "127.0.0.1", port: 2424)
@@ -62,8 +66,18 @@ package struct ServerConfiguration: Sendable, Hashable {
     package var maxQueuedIngestions = 512
     /// What a client is told to wait before trying again when the queue is full (Retry-After).
     package var retryAfterSeconds = 5
-    /// Connections the HTTP listener keeps open at once.
+    /// Connections the HTTP listener serves at once.
     package var maxConnections = 1024
+    /// HTTP connections one client address may hold at once (behind a reverse proxy every client has the proxy's
+    /// address: raise it to `maxConnections` there).
+    package var maxConnectionsPerClient = 64
+    /// HTTP connections beyond `maxConnections` kept for `/healthz` and `/readyz` alone, so the probes are answered
+    /// while every other slot is taken.
+    package var probeConnections = 16
+    /// A request's header must be complete this long after its first byte (for a connection's first request, after
+    /// the connection opens, TLS handshake included), or the connection is closed: a client that trickles its header
+    /// cannot hold a slot.
+    package var requestHeaderTimeoutSeconds = 5.0
     /// An idle HTTP connection is closed after this long.
     package var idleTimeoutSeconds = 60.0
     /// LMTP: after spooling, how long the reply waits for the decision before answering "queued".
@@ -81,6 +95,9 @@ package struct ServerConfiguration: Sendable, Hashable {
     package var retryIntervalSeconds = 60.0
     /// How long graceful shutdown waits for in-flight work.
     package var drainTimeoutSeconds = 30.0
+    /// Graceful shutdown: how long the listeners stay open at least, `/readyz` answering 503 and new submissions
+    /// refused, so a load balancer sees the server leave before its connections are refused.
+    package var shutdownDelaySeconds = 0.0
     /// Calendar feeds: how long clients may cache (Cache-Control max-age).
     package var calendarMaxAgeSeconds = 300
 
@@ -111,6 +128,13 @@ package struct ServerConfiguration: Sendable, Hashable {
         guard let node else { return configuration }
         guard let root = node as? [String: Any] else { throw .invalid("\(source) must be a mapping of keys to values") }
         var reader = Reader(values: root, source: source)
+        if let store = try reader.string("store") {
+            do {
+                configuration.store = try StoreLocation(parsing: store)
+            } catch {
+                throw .invalid("\(source): store: \(error.reason)")
+            }
+        }
         if let http = try reader.string("http") { configuration.http = try Listener(parsing: http) }
         if root["lmtp"] as? Bool == false {  // YAML reads a bare `off` as false
             reader.used.insert("lmtp")
@@ -131,6 +155,11 @@ package struct ServerConfiguration: Sendable, Hashable {
         try reader.int("max-queued-ingestions", into: &configuration.maxQueuedIngestions, range: 0...1_000_000)
         try reader.int("retry-after-seconds", into: &configuration.retryAfterSeconds, range: 1...3600)
         try reader.int("max-connections", into: &configuration.maxConnections, range: 1...1_000_000)
+        try reader.int(
+            "max-connections-per-client", into: &configuration.maxConnectionsPerClient, range: 1...1_000_000)
+        try reader.int("probe-connections", into: &configuration.probeConnections, range: 0...10_000)
+        try reader.double(
+            "request-header-timeout-seconds", into: &configuration.requestHeaderTimeoutSeconds, range: 0.1...3600)
         try reader.double("idle-timeout-seconds", into: &configuration.idleTimeoutSeconds, range: 1...3600)
         try reader.double("lmtp-reply-deadline-seconds", into: &configuration.lmtpReplyDeadlineSeconds, range: 0.1...600)
         try reader.int("lmtp-max-recipients", into: &configuration.lmtpMaxRecipients, range: 1...10_000)
@@ -138,6 +167,7 @@ package struct ServerConfiguration: Sendable, Hashable {
         try reader.double("retry-delay-seconds", into: &configuration.retryDelaySeconds, range: 1...604_800)
         try reader.double("retry-interval-seconds", into: &configuration.retryIntervalSeconds, range: 1...86_400)
         try reader.double("drain-timeout-seconds", into: &configuration.drainTimeoutSeconds, range: 0...3600)
+        try reader.double("shutdown-delay-seconds", into: &configuration.shutdownDelaySeconds, range: 0...3600)
         try reader.int("calendar-max-age-seconds", into: &configuration.calendarMaxAgeSeconds, range: 0...86_400)
         try reader.finish()
         return configuration

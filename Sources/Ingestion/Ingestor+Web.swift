@@ -4,7 +4,7 @@ package import Foundation
 import Markup
 import Reservations
 import Sandbox
-import Store
+package import Store
 package import WebFetch
 
 extension Ingestor {
@@ -36,10 +36,11 @@ extension Ingestor {
                 maximumRedirects: web.maxRedirects),
             allowingUnverifiedSources: flags.contains(.allowUnverifiedSources),
             isHostAllowed: { host in
+                // A name that is no valid domain (a look-alike, even as A-labels; an IP address) is no registered
+                // domain's, and allow-any-domain lifts the registry check only, not this one.
+                guard let domain = try? DomainName(normalizing: host) else { return false }
                 if allowAnyDomain { return true }
-                guard let domain = try? DomainName(normalizing: host),
-                    let entry = try? await registry.entry(covering: domain)
-                else { return false }
+                guard let entry = try? await registry.entry(covering: domain) else { return false }
                 return entry.status == .approved
             })
         return try PageFetcher(configuration: configuration)
@@ -52,7 +53,7 @@ extension Ingestor {
     /// - Throws: the store's errors, and a ``FetchError`` when the policy's web settings cannot
     ///   make a fetcher (`web.trust-bundle-invalid`, a host mapped to something not an address):
     ///   the operator's mistake, never logged as the site's refusal. Every refusal is a report.
-    package func ingestPage(_ url: URL, owners: [String], dryRun: Bool = false) async throws -> IngestionReport {
+    package func ingestPage(_ url: URL, owners: [OwnerAddress], dryRun: Bool = false) async throws -> IngestionReport {
         let active = try await flags.active()
         let fetcher = try pageFetcher(flags: active)
         let page: FetchedPage
@@ -66,11 +67,22 @@ extension Ingestor {
                 contentHash: ContentHash.sha256Hex(Array(url.absoluteString.utf8)), owners: owners, dryRun: dryRun,
                 spoolID: nil, sourceDomain: url.host?.lowercased(), diagnostics: [error.description])
         }
+        let fetchedAt = environment.now()
         var diagnostics: [String] = []
         let graph = await extract(page.body, kind: .html, diagnostics: &diagnostics)
         diagnostics += graph.diagnostics.filter { $0.severity == .error }.map { "\($0.code)\($0.path.isEmpty ? "" : " \($0.path)")" }
         let resolutions = Array(resolver.resolve(graph).prefix(environment.policy.limits.maxReservationsPerDocument))
-        let host = (try? DomainName(normalizing: page.finalURL.host ?? "")) ?? DomainName(trustedASCII: page.finalURL.host ?? "")
+        // The page's host is checked as a registered domain's name is: a look-alike (also as A-labels) or an IP
+        // address is refused with the registry's code, whatever the flags.
+        let host: DomainName
+        do {
+            host = try DomainName(normalizing: page.finalURL.host ?? "")
+        } catch {
+            return try await refuse(
+                source: page.finalURL.absoluteString, channel: .web, codes: [error.code.description],
+                contentHash: ContentHash.sha256Hex(page.body), owners: owners, dryRun: dryRun, spoolID: nil,
+                sourceDomain: page.finalURL.host?.lowercased(), diagnostics: [error.description])
+        }
         let registration = try await registry.entry(covering: host)
         // The source recorded: the final URL and the certificate that vouched for it — or, under
         // allow-unverified-sources, the one the server presented, marked as not verified so the
@@ -83,10 +95,25 @@ extension Ingestor {
         let decision = AdmissionDecision(
             source: .web(host: host, finalURL: page.finalURL.absoluteString, verified: page.usedTLS && page.certificateVerified),
             resolutions: resolutions, owners: owners, registration: registration, flags: active,
-            policy: environment.policy, requireOwner: !dryRun, sourceDescription: source)
+            policy: environment.policy, requireOwner: !dryRun,
+            documentTime: Self.pageTime(of: graph) ?? SenderTime(fetchedAt, source: .fetchTime), sourceDescription: source)
         return try await record(
             decision, source: source, displaySource: url.absoluteString, channel: .web,
             contentHash: ContentHash.sha256Hex(page.body), dkim: nil, diagnostics: diagnostics, bytes: page.body,
             givenOwners: owners, dryRun: dryRun, spoolID: nil)
+    }
+
+    /// The page's own time: schema.org `dateModified` of its `WebPage` (or `ItemPage`, `CheckoutPage`, ...) item, when
+    /// it is a date-time with an offset; nil otherwise (the fetch time stands in).
+    static func pageTime(of graph: MarkupGraph) -> SenderTime? {
+        for node in graph.nodes
+        where node.types.contains(where: { ($0.split(separator: "/").last ?? "").hasSuffix("Page") }) {
+            for value in node.values("dateModified") + node.values("http://schema.org/dateModified") {
+                if let text = value.text, let date = try? Date(text.trimmingCharacters(in: .whitespaces), strategy: .iso8601) {
+                    return SenderTime(date, source: .pageModified)
+                }
+            }
+        }
+        return nil
     }
 }

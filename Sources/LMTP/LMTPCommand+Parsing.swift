@@ -147,9 +147,10 @@ extension LMTPCommand {
         return list
     }
 
-    /// A decimal number of 1 to 20 digits; `Int.max` when it does not fit, which is over any limit.
+    /// A decimal number of any length (the line limit bounds it); `Int.max` when it does not fit, which is over any
+    /// limit: a SIZE too large to count is a message too big (552 5.3.4), not a syntax error (RFC 1870 §6.1).
     private static func decimal(_ digits: ArraySlice<UInt8>) -> Int? {
-        guard (1...20).contains(digits.count), digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+        guard !digits.isEmpty, digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
         var value = 0
         for digit in digits {
             let (times, overflow1) = value.multipliedReportingOverflow(by: 10)

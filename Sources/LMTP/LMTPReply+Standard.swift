@@ -93,9 +93,13 @@ extension LMTPReply {
         LMTPReply(code: 555, enhancedCode: "5.5.4", text: text)
     }
 
-    /// RFC 3463 X.1.7: the sender address is malformed.
-    static let badSenderSyntax = LMTPReply(code: 501, enhancedCode: "5.1.7", text: "Bad sender address syntax")
+    /// RFC 5321 §4.2.2 (550, mailbox unavailable) with RFC 3463 X.1.7: the sender path is not a mailbox address.
+    /// The command itself was well formed (a 501 would say the client's syntax is wrong, which it is not).
+    static let badSenderSyntax = LMTPReply(
+        code: 550, enhancedCode: "5.1.7", text: "Bad sender address syntax: not a mailbox address")
 
-    /// RFC 3463 X.1.3: the recipient address is malformed.
-    static let badRecipientSyntax = LMTPReply(code: 501, enhancedCode: "5.1.3", text: "Bad recipient address syntax")
+    /// RFC 5321 §4.2.2 (550, mailbox unavailable) with RFC 3463 X.1.3: the recipient path is not a mailbox address
+    /// (no domain, a space, an empty path), so there is no mailbox to deliver to.
+    static let badRecipientSyntax = LMTPReply(
+        code: 550, enhancedCode: "5.1.3", text: "Bad recipient address syntax: not a mailbox address")
 }

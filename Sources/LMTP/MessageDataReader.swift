@@ -4,8 +4,14 @@
     internal import Darwin
 #endif
 
-/// Reads the message after DATA up to the terminating `.` line, removing dot-stuffing (RFC 5321 §4.5.2) and
-/// turning every line end into CRLF, in one pass over the input as it arrives.
+/// Reads the message after DATA up to the terminating `.` line, removing dot-stuffing (RFC 5321 §4.5.2), in one
+/// pass over the input as it arrives.
+///
+/// Only `<CRLF>.<CRLF>` ends the data (RFC 5321 §4.1.1.4), and only CRLF ends a line (RFC 5321 §2.3.8): a bare LF
+/// or a bare CR is kept as content, exactly as received, so a dot after it is neither the terminator nor stuffing.
+/// A server that also ended the data at `<LF>.<LF>`, `<LF>.<CRLF>` or `<CRLF>.<LF>` would run the bytes after it as
+/// commands of a new transaction that the client's MTA never saw ("SMTP smuggling", CVE-2023-51764 for Postfix,
+/// CVE-2023-51766 for Exim, whose fixes accept only `<CRLF>.<CRLF>` the same way).
 ///
 /// Nothing but the message itself is buffered (no line buffer), so memory is bounded by `limit` whatever the
 /// line lengths. Past the limit the reader keeps scanning for the end of the data and discards the rest
@@ -19,9 +25,9 @@ struct MessageDataReader {
         case midLine
         /// A CR ended the previous input chunk: CRLF if a LF follows, a lone CR (kept as content) otherwise.
         case pendingCR
-        /// A line started with ".".
+        /// A line started with "." (after CRLF, or at the start of the data, whose CRLF ended the DATA command).
         case dot
-        /// A line started with ".\r".
+        /// A line started with ".\r": the terminator if a LF follows.
         case dotCR
     }
 
@@ -58,14 +64,11 @@ struct MessageDataReader {
                     state = .midLine
                 }
             case .dot:
-                switch input[index] {
-                case .cr:
+                if input[index] == .cr {
                     state = .dotCR
                     index += 1
-                case .lf:  // ".\n": a client using bare LF line ends
-                    isFinished = true
-                    return index + 1
-                default:  // stuffing: the leading dot is dropped
+                } else {
+                    // Stuffing: the leading dot is dropped. A bare LF here (".\n") is content of the line, not its end.
                     state = .midLine
                 }
             case .dotCR:
@@ -85,17 +88,25 @@ struct MessageDataReader {
                     state = .midLine
                 }
             case .midLine:
-                let remaining = count - index
-                if let found = memchr(base + index, Int32(UInt8.lf), remaining) {
+                // The run of lines up to a CRLF followed by a "." (or by the end of the input) is copied as it is, in
+                // one append: a line at a time, the appends cost more than the copying.
+                var runEnd = index
+                var lineEnded = false
+                while runEnd < count, let found = memchr(base + runEnd, Int32(UInt8.lf), count - runEnd) {
                     let lineFeed = base.distance(to: UnsafeRawPointer(found))
-                    if lineFeed > index, input[lineFeed - 1] == .cr {
-                        append(UnsafeRawBufferPointer(rebasing: input[index...lineFeed]))
-                    } else {
-                        append(UnsafeRawBufferPointer(rebasing: input[index..<lineFeed]))
-                        appendCRLF()
+                    runEnd = lineFeed + 1
+                    // CRLF ends the line; a bare LF is content and the line goes on. (A CR at the end of the previous
+                    // chunk went through .pendingCR, so the CR of a CRLF found here is in this chunk.)
+                    guard lineFeed > index, input[lineFeed - 1] == .cr else { continue }
+                    if runEnd == count || input[runEnd] == .dot {
+                        lineEnded = true
+                        break
                     }
-                    index = lineFeed + 1
-                    state = .lineStart
+                }
+                if runEnd > index {
+                    append(UnsafeRawBufferPointer(rebasing: input[index..<runEnd]))
+                    index = runEnd
+                    if lineEnded { state = .lineStart }
                 } else if input[count - 1] == .cr {
                     append(UnsafeRawBufferPointer(rebasing: input[index..<(count - 1)]))
                     index = count

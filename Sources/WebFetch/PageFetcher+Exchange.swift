@@ -260,6 +260,10 @@ extension PageFetcher {
                         }
                         body.append(contentsOf: buffer.readableBytesView)
                     case .end:
+                        // Complete only if no deadline closed the connection first: a body that runs until the
+                        // connection closes (no Content-Length, not chunked) also "ends" when the total-time timer
+                        // closes it, and those bytes are a truncated page, never admitted.
+                        guard watchdog.finish() else { throw deadlines.totalTimeout(for: target) }
                         break reading
                     case .head:
                         throw FetchError(

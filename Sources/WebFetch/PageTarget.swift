@@ -48,7 +48,11 @@ struct PageTarget: Sendable, Hashable {
             throw FetchError(
                 code: .invalidURL, reason: "the URL carries user information (user@ or user:password@); remove it")
         }
-        var host = (components.percentEncodedHost ?? "").lowercased()
+        // The host as the URL's text has it: URLComponents' host properties turn A-labels into (percent-encoded)
+        // Unicode (xn--bcher-kva.example becomes b%C3%BCcher.example), and an A-label is what DNS, TLS and the
+        // registry use. (A URL given in Unicode has its A-labels in its text already.)
+        let written = components.string.flatMap { text in components.rangeOfHost.map { String(text[$0]) } }
+        var host = (written ?? components.percentEncodedHost ?? "").lowercased()
         if host.hasPrefix("["), host.hasSuffix("]") {
             host = String(host.dropFirst().dropLast())
             guard let address = IPAddress(host), case .v6 = address else {

@@ -7,6 +7,7 @@ final class Watchdog: Sendable {
     private struct State {
         var fired: Deadline?
         var firstByteDisarmed = false
+        var finished = false
     }
 
     private let state = Mutex(State())
@@ -18,8 +19,20 @@ final class Watchdog: Sendable {
     /// byte, when the response head had already arrived: then nothing is to be closed.
     func fire(_ deadline: Deadline) -> Bool {
         state.withLock { state in
-            guard state.fired == nil, deadline == .total || !state.firstByteDisarmed else { return false }
+            guard state.fired == nil, !state.finished, deadline == .total || !state.firstByteDisarmed else { return false }
             state.fired = deadline
+            return true
+        }
+    }
+
+    /// The whole response arrived: no deadline applies any more. Returns false if one had already fired: then the
+    /// end that was read may be the one the timer's closing produced (a body delimited by the connection's close
+    /// ends when the connection does, whoever closed it), and what was read is not the page.
+    func finish() -> Bool {
+        state.withLock { state in
+            guard state.fired == nil else { return false }
+            state.firstByteDisarmed = true
+            state.finished = true
             return true
         }
     }

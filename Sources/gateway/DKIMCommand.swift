@@ -17,6 +17,7 @@ extension DKIMCommand {
             abstract: "Verify every DKIM signature of each message.",
             discussion: """
                 Prints, per message, one line per signature and an RFC 8601 Authentication-Results header.
+
                 Exit status: 0 when every message passes, 1 when any does not, 2 for usage errors.
                 """
         )
@@ -48,6 +49,11 @@ extension DKIMCommand {
                     try Terminal.json(VerificationReport(file: file, verification))
                 } else {
                     printReport(file: file, verification)
+                }
+                if let hint = await resolver.keysHint(
+                    forMessageAt: file, keyNotFound: verification.signatures.contains { $0.code == .keyNotFound })
+                {
+                    Terminal.error(hint)
                 }
             }
             if !allPass { throw ExitCode(1) }

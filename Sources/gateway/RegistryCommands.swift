@@ -9,9 +9,12 @@ struct RegisterCommand: AsyncParsableCommand {
         commandName: "register",
         abstract: "Register a sending domain, and check sample emails from it at once.",
         discussion: """
-            The domain is normalized (lower case, IDNA) and refused if it is an IP address, a public suffix or
-            mixes writing systems. It covers its subdomains. The development policy approves it at once; the
-            production policy leaves it pending until `gateway domains approve`.
+            The domain is normalized (lower case, IDNA) and refused if it is an IP address, a public suffix or \
+            mixes writing systems (checked on its Unicode form, also when typed as xn-- A-labels). It covers its \
+            subdomains. Registering a registered domain again changes nothing but its contact (--contact). \
+            The development policy approves it at once; the production policy leaves it pending until \
+            `gateway domains approve`. A sender token for the HTTP API comes with `gateway tokens issue sender DOMAIN` \
+            (or with the first registration through the API).
             """
     )
 
@@ -33,12 +36,21 @@ struct RegisterCommand: AsyncParsableCommand {
     func run() async throws {
         let allPass = try await withIngestor(state: state, resolver: resolver) { ingestor in
             let entry: RegisteredDomain
+            let isNew: Bool
             do {
-                entry = try await ingestor.registry.register(domain, contact: contact, by: currentActor)
+                (entry, isNew) = try await ingestor.registry.register(domain, contact: contact, by: currentActor)
             } catch let error as AdmissionError {
                 throw CommandFailure(message: "cannot register \(domain): \(error)")
             }
-            if json { try Terminal.json(entry) } else { Terminal.line("registered \(entry.domain): \(entry.status.rawValue)") }
+            if json {
+                try Terminal.json(entry)
+            } else if isNew {
+                Terminal.line("registered \(entry.domain): \(entry.status.rawValue)")
+            } else {
+                Terminal.line(
+                    "\(entry.domain) is already registered: \(entry.status.rawValue)"
+                        + (contact == nil ? "" : "; contact \(entry.contact ?? "")"))
+            }
             var allPass = true
             for sample in samples {
                 let report = try await ingestor.ingestEmail(try Terminal.read(sample), source: sample, dryRun: true)
@@ -74,13 +86,22 @@ struct DomainsCommand: AsyncParsableCommand {
             } else {
                 filter = nil
             }
-            let store = try state.openStore()
-            let domains = try await store.registeredDomains(status: filter)
+            let (domains, all) = try await state.withStore { store in
+                let domains = try await store.registeredDomains(status: filter)
+                let all = domains.isEmpty && filter != nil ? try await store.registeredDomains(status: nil).count : 0
+                return (domains, all)
+            }
             if json { return try Terminal.json(domains) }
             for domain in domains {
                 Terminal.line("\(domain.domain.padding(toLength: 32, withPad: " ", startingAt: 0)) \(domain.status.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0)) \(domain.contact ?? "")")
             }
-            if domains.isEmpty { Terminal.line("no registered domains; gateway register DOMAIN adds one") }
+            if domains.isEmpty {
+                if let filter, all > 0 {
+                    Terminal.line("no \(filter.rawValue) domains (\(all) registered: gateway domains list shows them)")
+                } else {
+                    Terminal.line("no registered domains; gateway register DOMAIN adds one")
+                }
+            }
         }
     }
 
@@ -91,13 +112,14 @@ struct DomainsCommand: AsyncParsableCommand {
         @OptionGroup var state: StateOptions
 
         func run() async throws {
-            let store = try state.openStore()
             let name: DomainName
             do { name = try DomainName(normalizing: domain) } catch { throw CommandFailure(message: error.description, status: 2) }
-            guard let entry = try await store.registeredDomain(name.ascii) else {
+            let (found, changes) = try await state.withStore { store in
+                (try await store.registeredDomain(name.ascii), try await store.domainChanges(domain: name.ascii, limit: 100))
+            }
+            guard let entry = found else {
                 throw CommandFailure(message: "\(name.ascii) is not registered")
             }
-            let changes = try await store.domainChanges(domain: name.ascii, limit: 100)
             if json {
                 struct Shown: Encodable { var registration: RegisteredDomain; var changes: [DomainChange] }
                 return try Terminal.json(Shown(registration: entry, changes: changes))
@@ -126,12 +148,16 @@ struct DomainsCommand: AsyncParsableCommand {
     }
 
     static func setStatus(_ domain: String, _ status: RegisteredDomain.Status, state: StateOptions) async throws {
-        let registry = DomainRegistry(store: try state.openStore(), policy: try state.loadPolicy(), publicSuffixes: try state.publicSuffixes())
-        do {
-            let entry = try await registry.setStatus(domain, status, by: currentActor)
-            Terminal.line("\(entry.domain): \(entry.status.rawValue)")
-        } catch let error as AdmissionError {
-            throw CommandFailure(message: error.description)
+        let policy = try state.loadPolicy()
+        let publicSuffixes = try state.publicSuffixes()
+        try await state.withStore { store in
+            let registry = DomainRegistry(store: store, policy: policy, publicSuffixes: publicSuffixes)
+            do {
+                let entry = try await registry.setStatus(domain, status, by: currentActor)
+                Terminal.line("\(entry.domain): \(entry.status.rawValue)")
+            } catch let error as AdmissionError {
+                throw CommandFailure(message: error.description)
+            }
         }
     }
 }
@@ -141,7 +167,7 @@ struct FlagsCommand: AsyncParsableCommand {
         commandName: "flags",
         abstract: "Show the developer flags, or turn one on or off.",
         discussion: """
-            allow-any-domain skips the registry check only; allow-unverified-sources skips DKIM (and HTTPS) only.
+            allow-any-domain skips the registry check only; allow-unverified-sources skips DKIM (and HTTPS) only. \
             A flag turns itself off when its time runs out. The production policy refuses to turn them on.
             """,
         subcommands: [Show.self, Set.self],
@@ -154,8 +180,8 @@ struct FlagsCommand: AsyncParsableCommand {
         @OptionGroup var state: StateOptions
 
         func run() async throws {
-            let controller = FlagController(store: try state.openStore(), policy: try state.loadPolicy())
-            let statuses = try await controller.statuses()
+            let policy = try state.loadPolicy()
+            let statuses = try await state.withStore { try await FlagController(store: $0, policy: policy).statuses() }
             if json { return try Terminal.json(statuses) }
             for status in statuses {
                 var line = "\(status.name.padding(toLength: 26, withPad: " ", startingAt: 0)) \(status.enabled ? "on " : "off")"
@@ -180,17 +206,22 @@ struct FlagsCommand: AsyncParsableCommand {
                 throw ValidationError("unknown flag '\(name)'; the flags are allow-any-domain and allow-unverified-sources")
             }
             guard value == "on" || value == "off" else { throw ValidationError("say on or off") }
-            if let duration, parseDuration(duration) == nil { throw ValidationError("--for takes a duration such as 30m, 24h or 7d") }
+            if let duration, parseDuration(duration) == nil {
+                throw ValidationError("--for takes a duration: a number with s, m, h or d (30m, 24h, 7d); '\(duration)' is not one")
+            }
         }
 
         func run() async throws {
-            let controller = FlagController(store: try state.openStore(), policy: try state.loadPolicy())
-            do {
-                let flag = DeveloperFlag(rawValue: name)!
-                let result = try await controller.set(flag, enabled: value == "on", for: duration.flatMap(parseDuration), by: currentActor)
-                Terminal.line("\(result.name): \(result.enabled ? "on until \(result.expiresAt?.formatted(.iso8601) ?? "?")" : "off")")
-            } catch let error as AdmissionError {
-                throw CommandFailure(message: error.description)
+            let policy = try state.loadPolicy()
+            try await state.withStore { store in
+                let controller = FlagController(store: store, policy: policy)
+                do {
+                    let flag = DeveloperFlag(rawValue: name)!
+                    let result = try await controller.set(flag, enabled: value == "on", for: duration.flatMap(parseDuration), by: currentActor)
+                    Terminal.line("\(result.name): \(result.enabled ? "on until \(result.expiresAt?.formatted(.iso8601) ?? "?")" : "off")")
+                } catch let error as AdmissionError {
+                    throw CommandFailure(message: error.description)
+                }
             }
         }
     }

@@ -5,6 +5,10 @@ import Store
 /// How `ingest` and `check` print a report: one line per reservation, then the codes.
 enum ReportPrinter {
     static func print(_ report: IngestionReport) {
+        if report.isWithoutMarkup {
+            Terminal.line("\(report.source): no markup · not authenticated, stored or logged (\(IngestionReport.noMarkupCode))")
+            return
+        }
         var head = "\(report.source): \(report.dryRun ? "would be " : "")\(report.verdict.rawValue)"
         if let domain = report.sourceDomain { head += " · from \(domain)" }
         if let dkim = report.dkim { head += " · dkim=\(dkim)" }
@@ -28,10 +32,13 @@ enum ReportPrinter {
 }
 
 /// Durations for `--for`: `90s`, `30m`, `24h`, `7d`, or seconds.
+/// The form of a duration; whether its length suits is for the caller to say (`--for 0m` is a duration, out of range).
 func parseDuration(_ text: String) -> TimeInterval? {
     let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86400]
-    if let unit = text.last, let factor = units[unit], let value = Double(text.dropLast()), value > 0 { return value * factor }
-    if let value = Double(text), value > 0 { return value }
+    if let unit = text.last, let factor = units[unit], let value = Double(text.dropLast()), value.isFinite, value >= 0 {
+        return value * factor
+    }
+    if let value = Double(text), value.isFinite, value >= 0 { return value }
     return nil
 }
 

@@ -1,5 +1,7 @@
 import ArgumentParser
+import DKIM
 import DNS
+import Foundation
 
 /// Where DKIM keys come from: a nameserver (the system's by default) or a static key file.
 struct ResolverOptions: ParsableArguments {
@@ -40,5 +42,20 @@ struct ResolverOptions: ParsableArguments {
         }
         configuration.timeout = .milliseconds(Int(dnsTimeout * 1000))
         return CachingResolver(upstream: DNSClient(configuration: configuration))
+    }
+
+    /// The hint for a message whose DKIM key was not found in DNS: when keys came from DNS and a `keys.zone` beside
+    /// the message holds the key its signature names (as examples/keys.zone does for the project's examples), use it.
+    /// - Returns: the hint, or nil when there is none to give.
+    func keysHint(forMessageAt file: String, keyNotFound: Bool) async -> String? {
+        guard keyNotFound, keys == nil, file != "-" else { return nil }
+        let directory = (file as NSString).deletingLastPathComponent
+        let zone = directory.isEmpty ? "keys.zone" : "\(directory)/keys.zone"
+        guard FileManager.default.fileExists(atPath: zone), let resolver = try? ZoneFileResolver(contentsOfFile: zone),
+            let message = try? Terminal.readMessage(file)
+        else { return nil }
+        let verification = await DKIMVerifier(resolver: resolver).verify(message)
+        guard verification.signatures.contains(where: { $0.result == .pass }) else { return nil }
+        return "hint: the key is not in DNS, but \(zone) beside \(file) holds it: add --keys \(zone)"
     }
 }

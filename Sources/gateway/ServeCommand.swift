@@ -13,8 +13,9 @@ struct ServeCommand: AsyncParsableCommand {
         commandName: "serve",
         abstract: "Run the gateway as a service: the HTTP API, the LMTP listener, calendar feeds and metrics.",
         discussion: """
-            Stops gracefully on SIGTERM or SIGINT: new connections are refused and work in flight finishes.
-            The first admin token comes from GATEWAY_ADMIN_TOKEN, or is generated at first start and printed once.
+            Stops gracefully on SIGTERM or SIGINT: LMTP stops taking connections at once; the HTTP API answers \
+            /readyz with 503 and refuses new submissions while work in flight finishes, then closes. \
+            The first admin token comes from GATEWAY_ADMIN_TOKEN, or is generated at first start and printed once. \
             The API is described at /openapi.yaml.
             """
     )
@@ -50,9 +51,11 @@ struct ServeCommand: AsyncParsableCommand {
         var logger = Logger(label: "gateway")
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
         let policy = try state.loadPolicy()
-        let store = try state.openStore()
+        let location = try state.location(configured: configuration.store)
         let keyResolver = try resolver.makeResolver()
         let publicSuffixes = try state.publicSuffixes()
+        // The store runs around the server: opened first, closed after the server has drained.
+        try await StateOptions.withStore(location) { store in
         try await withSandbox(policy: policy) { extractor, pool in
             var environment = Ingestor.Environment(
                 store: store, policy: policy, resolver: keyResolver, extractor: extractor, publicSuffixes: publicSuffixes)
@@ -76,7 +79,7 @@ struct ServeCommand: AsyncParsableCommand {
                 let shown = "\(address.ipAddress ?? "?"):\(address.port ?? 0)"
                 switch listener {
                 case .http:
-                    Terminal.line("gateway: HTTP API on \(scheme)://\(shown) (store \(state.store), \(policy.name) policy)")
+                    Terminal.line("gateway: HTTP API on \(scheme)://\(shown) (store \(location), \(policy.name) policy)")
                     if let generated {
                         Terminal.line("gateway: admin token, shown this once (keep it; GATEWAY_ADMIN_TOKEN sets your own):")
                         Terminal.line("    \(generated)")
@@ -87,6 +90,7 @@ struct ServeCommand: AsyncParsableCommand {
                 }
             }
             Terminal.line("gateway: stopped")
+        }
         }
     }
 

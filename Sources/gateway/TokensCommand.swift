@@ -8,8 +8,8 @@ struct TokensCommand: AsyncParsableCommand {
         commandName: "tokens",
         abstract: "Issue, list and revoke the bearer tokens `gateway serve` accepts.",
         discussion: """
-            admin: domains, flags, tokens, everyone's data. sender DOMAIN: submissions and checks for a registered
-            domain and its subdomains. owner ADDRESS: that owner's reservations and calendar feed.
+            admin: domains, flags, tokens, everyone's data. sender DOMAIN: submissions and checks for a registered \
+            domain and its subdomains. owner ADDRESS: that owner's reservations and calendar feed. \
             Only a hash of each token is stored: a secret is shown once, when it is issued.
             """,
         subcommands: [Issue.self, List.self, Revoke.self]
@@ -25,15 +25,18 @@ struct TokensCommand: AsyncParsableCommand {
 
         func validate() throws {
             guard AccessToken.Role(rawValue: role) != nil else { throw ValidationError("the role is admin, sender or owner") }
-            if role != "admin" && subject == nil { throw ValidationError("a \(role) token needs a subject") }
+            if role == "sender" && subject == nil { throw ValidationError("a sender token needs its registered domain") }
+            if role == "owner" && subject == nil { throw ValidationError("an owner token needs the owner's address") }
         }
 
         func run() async throws {
-            let authority = TokenAuthority(store: try state.openStore())
             let role = AccessToken.Role(rawValue: role)!
             do {
-                let subject = try await authority.subject(for: role, subject ?? "")
-                let issued = try await authority.issue(role: role, subject: subject, label: label, by: currentActor)
+                let (subject, issued) = try await state.withStore { store in
+                    let authority = TokenAuthority(store: store)
+                    let subject = try await authority.subject(for: role, self.subject ?? "")
+                    return (subject, try await authority.issue(role: role, subject: subject, label: label, by: currentActor))
+                }
                 if json {
                     struct Issued: Encodable { var token: AccessToken; var secret: String }
                     return try Terminal.json(Issued(token: issued.token, secret: issued.secret))
@@ -58,10 +61,14 @@ struct TokensCommand: AsyncParsableCommand {
                 guard let parsed = AccessToken.Role(rawValue: role) else { throw ValidationError("--role is admin, sender or owner") }
                 filter = parsed
             }
-            let tokens = try await state.openStore().tokens(role: filter)
+            let tokens = try await state.withStore { try await $0.tokens(role: filter) }
             if json { return try Terminal.json(tokens) }
             for token in tokens {
-                var line = "#\(token.id) \(token.role.rawValue.padding(toLength: 6, withPad: " ", startingAt: 0)) \(token.subject)"
+                // An admin token has no subject: nothing is printed for it, not an empty field.
+                var line = "#\(token.id) \(token.role.rawValue)"
+                if !token.subject.isEmpty {
+                    line = "#\(token.id) \(token.role.rawValue.padding(toLength: 6, withPad: " ", startingAt: 0)) \(token.subject)"
+                }
                 if !token.label.isEmpty { line += " · \(token.label)" }
                 line += " · issued \(token.createdAt.formatted(.iso8601)) by \(token.createdBy)"
                 if let revoked = token.revokedAt { line += " · revoked \(revoked.formatted(.iso8601))" }
@@ -77,7 +84,7 @@ struct TokensCommand: AsyncParsableCommand {
         @OptionGroup var state: StateOptions
 
         func run() async throws {
-            guard try await state.openStore().revokeToken(id: id) else {
+            guard try await state.withStore({ try await $0.revokeToken(id: id) }) else {
                 throw CommandFailure(message: "no unrevoked token #\(id)")
             }
             Terminal.line("token #\(id) revoked")

@@ -9,6 +9,9 @@ struct DomainNameTests {
         ("Bücher.example", "xn--bcher-kva.example"),
         ("ÉCOLE.fr", "xn--cole-9oa.fr"),
         ("例え.jp", "xn--r8jz45g.jp"),
+        ("XN--BCHER-KVA.example", "xn--bcher-kva.example"),  // a valid A-label, in capitals
+        ("xn--fuball-cta.de", "xn--fuball-cta.de"),
+        ("ab--cd.example", "ab--cd.example"),  // not an A-label: an ASCII label with two hyphens
     ])
     func normalizes(input: String, expected: String) throws {
         #expect(try DomainName(normalizing: input).ascii == expected)
@@ -24,6 +27,16 @@ struct DomainNameTests {
         ("-bad-.example", "registry.domain-invalid"),
         ("a..b.example", "registry.domain-invalid"),
         ("spaces in.example", "registry.domain-invalid"),
+        // The same checks on the Unicode form of a name typed as A-labels.
+        ("xn--skywys-6nf.example", "registry.mixed-scripts"),  // skywаys, Cyrillic а
+        ("XN--SKYWYS-6NF.example", "registry.mixed-scripts"),
+        ("mail.xn--pypal-4ve.com", "registry.mixed-scripts"),  // pаypal
+        // A-labels that are not valid Punycode for a valid U-label (RFC 5891 §5.4).
+        ("xn--abc.com", "registry.domain-invalid"),
+        ("xn--.com", "registry.domain-invalid"),
+        ("xn--a.com", "registry.domain-invalid"),
+        ("xn--ls8h.la", "registry.domain-invalid"),  // an emoji: not allowed by IDNA2008
+        ("xn--bcher-kva.xn--abc", "registry.domain-invalid"),
     ])
     func refuses(input: String, code: String) {
         #expect {

@@ -299,7 +299,7 @@ struct DKIMVerifierTests {
         #expect(await DKIMVerifier.fixture(strict).verify(signed).signatures.first?.code == .keyStrictIdentity)
     }
 
-    @Test("DNS outcomes: NXDOMAIN and NODATA are permerror, SERVFAIL, REFUSED, timeouts and network errors temperror",
+    @Test("DNS outcomes: NXDOMAIN and NODATA are permerror; SERVFAIL, REFUSED, timeouts, network errors and unreadable answers temperror",
           arguments: [
             (DNSError.Code.nameNotFound, DKIMResult.permerror, "dkim.key-not-found"),
             (.noData, .permerror, "dkim.key-not-found"),
@@ -307,6 +307,9 @@ struct DKIMVerifierTests {
             (.refused, .temperror, "dkim.dns-refused"),
             (.timeout, .temperror, "dkim.dns-timeout"),
             (.network, .temperror, "dkim.dns-unreachable"),
+            (.malformedResponse, .temperror, "dkim.dns-malformed"),
+            (.cancelled, .temperror, "dkim.dns-error"),
+            (.invalidNameserver, .temperror, "dkim.dns-error"),
           ])
     func dnsOutcomes(dnsCode: DNSError.Code, result: DKIMResult, code: String) async throws {
         var resolver = zone

@@ -9,7 +9,7 @@ import Testing
 
     @Test(arguments: [
         (UInt8(2), DNSError.Code.serverFailure, true), (5, .refused, true), (3, .nameNotFound, false),
-        (4, .malformedResponse, false), (9, .malformedResponse, false),
+        (4, .malformedResponse, true), (9, .malformedResponse, true),
     ])
     func responseCodesBecomeErrors(rcode: UInt8, code: DNSError.Code, temporary: Bool) async throws {
         try await withFakeDNSResponder(.responseCode(rcode)) { responder async throws in

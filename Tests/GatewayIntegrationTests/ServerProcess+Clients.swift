@@ -216,6 +216,9 @@ struct APIErrorBody: Decodable {
     struct Detail: Decodable {
         var code: String
         var message: String
+        var hint: String?
+        /// The parameter, header or property the problem is in.
+        var at: String?
     }
 
     var error: Detail

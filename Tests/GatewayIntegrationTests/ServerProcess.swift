@@ -95,6 +95,25 @@ final class ServerProcess: Sendable {
         throw FixtureError("gateway serve did not announce its listeners within \(timeout):\n\(output)")
     }
 
+    /// Starts a server, runs `body` with it, then stops it with SIGTERM and expects a clean exit (status 0); on an
+    /// error the server is killed and its output recorded.
+    static func run<T>(
+        _ options: Options, expectLMTP: Bool = true, _ body: (ServerProcess) async throws -> T
+    ) async throws -> T {
+        let server = try await start(options, expectLMTP: expectLMTP)
+        let result: T
+        do {
+            result = try await body(server)
+        } catch {
+            _ = try? await server.crash()
+            Issue.record("gateway serve printed:\n\(server.output.suffix(4000))")
+            throw error
+        }
+        let status = try await server.stop()
+        #expect(status == 0, "gateway serve did not stop cleanly:\n\(server.output.suffix(4000))")
+        return result
+    }
+
     /// Everything the server printed so far.
     var output: String { (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" }
 

@@ -17,6 +17,18 @@ struct PageTargetTests {
         #expect(target.literal == nil)
     }
 
+    /// An internationalized host is fetched by its A-labels, as written or as the URL's parsing made them.
+    @Test(arguments: [
+        ("https://xn--bcher-kva.example/", "xn--bcher-kva.example"),
+        ("https://XN--BCHER-KVA.Example./x", "xn--bcher-kva.example"),
+        ("https://bücher.example/", "xn--bcher-kva.example"),
+    ])
+    func internationalizedHostsAreTheirALabels(text: String, host: String) throws {
+        let target = try PageTarget(#require(URL(string: text)), allowingHTTP: false)
+        #expect(target.host == host)
+        #expect(target.serverName == host)
+    }
+
     @Test func portAndIPv6LiteralGoIntoTheHostHeader() throws {
         let target = try PageTarget(#require(URL(string: "https://[2001:DB8::1]:8443")), allowingHTTP: false)
         #expect(target.literal == IPAddress("2001:db8::1"))
