@@ -174,9 +174,9 @@ extension ReservationItemResolver {
         reservation.endTime = readTime(
             item, "arrivalTime", path: "reservationFor", required: true,
             zoneFrom: (item.child(arrivalPlace), "reservationFor." + arrivalPlace), dateOnly: policy)
-        checkOrder(
-            reservation.startTime, reservation.endTime, laterPath: "reservationFor.arrivalTime",
-            earlierPath: "reservationFor.departureTime", code: .arrivalBeforeDeparture)
+        checkArrival(
+            reservation.startTime, reservation.endTime, arrivalPath: "reservationFor.arrivalTime",
+            departurePath: "reservationFor.departureTime")
     }
 
     // MARK: Train, bus, boat

@@ -70,7 +70,7 @@ package struct TimeZoneDirectory: Sendable {
     /// The ISO 3166-1 alpha-2 code of `addressCountry` as senders write it (`US`, `USA`,
     /// `United Kingdom`, `Deutschland`), or nil.
     package func countryCode(for addressCountry: String) -> String? {
-        let key = addressCountry.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+        let key = addressCountry.trimmingWhitespace().lowercased()
         guard !key.isEmpty else { return nil }
         if let code = countryNames[key] { return code }
         let withoutArticle = key.hasPrefix("the ") ? String(key.dropFirst(4)) : key
