@@ -50,8 +50,9 @@ enum StoreBackend: String, CaseIterable, Sendable, CustomTestStringConvertible {
     static let all = allCases
     var testDescription: String { rawValue }
 
-    /// The template every PostgreSQL test database is copied from: migrated once per server.
-    static let postgresTemplate = "gateway_store_\(StoreSchema.current)"
+    /// The template every PostgreSQL test database is copied from: migrated once per server. (A schema version may
+    /// hold a hyphen, `v5-outbox`, which an unquoted SQL name may not.)
+    static let postgresTemplate = "gateway_store_\(StoreSchema.current.replacingOccurrences(of: "-", with: "_"))"
 
     /// A fresh database, migrated, on the test process's PostgreSQL server.
     static func postgresDatabase() async throws -> (server: PostgresServer, name: String, settings: PostgresSettings) {
