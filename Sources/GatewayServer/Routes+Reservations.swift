@@ -1,9 +1,9 @@
 import DKIM
 import Foundation
 import Hummingbird
-import ICalendar
 import Ingestion
 import NIOCore
+import Publishing
 import Store
 
 extension GatewayApplication {
