@@ -1,5 +1,8 @@
+import Foundation
 package import Ingestion
+import Publishing
 import Synchronization
+package import WebFetch
 
 /// Everything the HTTP API and the LMTP listener share: the pipeline, the tokens, the back-pressure gate and the
 /// metrics. Built once by `gateway serve` (or a test) and handed to ``GatewayApplication`` and ``LMTPDelivery``.
@@ -22,6 +25,9 @@ package struct GatewayServices: Sendable {
     package var clusterJobTick: Duration = .seconds(5)
     /// This node's name in the store's job leases.
     package let node = ClusterJobs.nodeName()
+    /// Sends webhook deliveries; nil: WebFetch's POST under the policy (``webhookFetchConfiguration()``), made when
+    /// the server starts.
+    package var webhookTransport: (any WebhookTransport)? = nil
     let lifecycle = ServerLifecycle()
     /// Who may hold the HTTP listener's connections (``GuardedHTTPChannel``).
     package let connectionGuard: ConnectionGuard
@@ -44,6 +50,31 @@ package struct GatewayServices: Sendable {
         self.sandboxRestarts = sandboxRestarts
         self.sandboxReady = sandboxReady
         self.actorPrefix = actorPrefix
+    }
+
+    /// What a webhook delivery may reach and trusts: page fetching's configuration under the policy, without any
+    /// developer flag (HTTPS always, the policy's address rules, trust bundles and host map), with the webhook limits.
+    package func webhookFetchConfiguration() throws(FetchError) -> PageFetcher.Configuration {
+        var fetch = try ingestor.environment.policy.fetchConfiguration()
+        fetch.limits = PageFetcher.Limits(
+            maximumBodyBytes: configuration.webhookMaxResponseBytes,
+            timeToFirstByte: .milliseconds(Int64(configuration.webhookResponseTimeoutSeconds * 1000)),
+            total: .milliseconds(Int64(configuration.webhookTimeoutSeconds * 1000)), maximumRedirects: 0)
+        fetch.isHostAllowed = { _ in false }
+        fetch.userAgent = "gateway-webhooks/1.0"
+        return fetch
+    }
+
+    /// The webhook dispatcher's settings, from the server configuration.
+    package var webhookDispatcherConfiguration: WebhookDispatcher.Configuration {
+        var dispatcher = WebhookDispatcher.Configuration()
+        dispatcher.schedule = RetrySchedule(
+            initialInterval: configuration.webhookRetryInitialSeconds,
+            maximumInterval: configuration.webhookRetryMaxIntervalSeconds,
+            retryFor: configuration.webhookRetryForSeconds)
+        dispatcher.concurrency = configuration.webhookConcurrency
+        dispatcher.lease = configuration.webhookDispatcherLeaseSeconds
+        return dispatcher
     }
 
     /// Runs one ingestion in a gate slot and records it. - Returns: nil when the gate refused (full or closing).
