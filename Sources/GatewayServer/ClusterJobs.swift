@@ -39,7 +39,11 @@ struct ClusterJobs: Service {
     let logger: Logger
 
     func run() async throws {
-        guard !jobs.isEmpty else { return }
+        // A service that returns before shutdown stops the whole group: with no job, wait for the shutdown.
+        guard !jobs.isEmpty else {
+            try? await gracefulShutdown()
+            return
+        }
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             for job in jobs where !Task.isShuttingDownGracefully {
                 await runIfDue(job)
