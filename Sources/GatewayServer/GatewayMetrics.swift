@@ -110,6 +110,17 @@ package final class GatewayMetrics: Sendable {
         if delta > 0 { counter.increment(by: delta) }
     }
 
+    /// One webhook delivery attempt: `delivered`, `retry` or `dead`, and how long from the change's commit to the
+    /// receiver's answer for a delivered one.
+    package func recordDelivery(result: String, sinceChange: Duration?) {
+        Counter(label: "gateway_webhook_deliveries_total", dimensions: [("result", result)], factory: factory)
+            .increment()
+        if let sinceChange {
+            Timer(label: "gateway_webhook_delivery_delay_seconds", factory: factory)
+                .recordNanoseconds(Self.nanoseconds(sinceChange))
+        }
+    }
+
     /// Gauges read at scrape time.
     package func observeLoad(running: Int, waiting: Int, spooled: Int?) {
         Gauge(label: "gateway_ingestions_running", factory: factory).record(running)

@@ -20,6 +20,11 @@ package final class InMemoryStore: ManagedStore {
         var leases: [String: JobLease] = [:]
         var quotaCounters: [QuotaKey: QuotaCounter] = [:]
         var secrets: [String: Data] = [:]
+        /// The outbox, in position order, and the last position handed out.
+        var changes: [ChangeEvent] = []
+        var lastPosition: Int64 = 0
+        var webhooks: [StoredWebhook] = []
+        var deliveries: [WebhookDelivery] = []
         /// The last identifier handed out, per table (never reused, like AUTOINCREMENT and identity columns).
         var lastID: [StoreTable: Int64] = [:]
 
@@ -33,6 +38,7 @@ package final class InMemoryStore: ManagedStore {
     let state = Mutex(State())
     let limits: StoreLimits
     let now: @Sendable () -> Date
+    package let changeSignal = ChangeSignal()
 
     package init(limits: StoreLimits = StoreLimits(), now: @escaping @Sendable () -> Date = { Date() }) {
         self.limits = limits
@@ -68,6 +74,8 @@ package final class InMemoryStore: ManagedStore {
                 .decisionLog: state.log.count, .registeredDomains: state.domains.count,
                 .domainChanges: state.domainChanges.count, .flags: state.flags.count,
                 .flagChanges: state.flagChanges.count, .spooledMessages: state.spool.count, .tokens: state.tokens.count,
+                .changeEvents: state.changes.count, .webhooks: state.webhooks.count,
+                .webhookDeliveries: state.deliveries.count,
             ]
         }
         return StoreStatus(
@@ -82,11 +90,17 @@ package final class InMemoryStore: ManagedStore {
     package func apply(_ reservations: [IncomingReservation]) async throws -> [LifecycleOutcome] {
         try limits.validate(reservations)
         let now = self.now()
-        return try transaction { state in try reservations.map { try Self.apply($0, now: now, to: &state) } }
+        let plans = try transaction { state in
+            try reservations.map { try Self.apply($0, now: now, channel: nil, to: &state) }
+        }
+        if plans.contains(where: \.recordsChanges) { changeSignal.notify() }
+        return plans.map(\.outcome)
     }
 
-    /// Plans `item` over what the state holds and executes the plan.
-    static func apply(_ item: IncomingReservation, now: Date, to state: inout State) throws -> LifecycleOutcome {
+    /// Plans `item` over what the state holds and executes the plan. - Returns: The plan executed.
+    static func apply(_ item: IncomingReservation, now: Date, channel: IngestionChannel?, to state: inout State) throws
+        -> LifecyclePlan
+    {
         let reads = ReservationLifecycle.reads(for: item)
         let records = state.reservations.filter {
             $0.owner == reads.owner && $0.sourceDomain == reads.sourceDomain
@@ -98,9 +112,9 @@ package final class InMemoryStore: ManagedStore {
                 id: $0.id, itemReference: $0.itemReference, version: $0.version, content: $0.content,
                 cancelledAt: $0.cancelledAt)
         }
-        let plan = ReservationLifecycle.plan(for: item, state: reads.state(from: records), now: now)
+        let plan = ReservationLifecycle.plan(for: item, state: reads.state(from: records), now: now, channel: channel)
         for write in plan.writes { try execute(write, on: &state) }
-        return plan.outcome
+        return plan
     }
 
     static func execute(_ write: LifecycleWrite, on state: inout State) throws {
@@ -131,6 +145,13 @@ package final class InMemoryStore: ManagedStore {
         case .advanceSenderTime(let recordID, let time):
             guard let index = state.reservations.firstIndex(where: { $0.id == recordID }) else { return }
             state.reservations[index].content.senderTime = time
+        case .recordChange(let key, let kind, let at, let channel):
+            guard let record = state.reservations.first(where: { $0.key == key }) else {
+                throw StoreError(code: .conflict, reason: "the record of a change to record is gone")
+            }
+            state.lastPosition += 1
+            state.changes.append(
+                ChangeEvent(position: state.lastPosition, kind: kind, recordedAt: at, channel: channel, reservation: record))
         }
     }
 
@@ -208,12 +229,14 @@ package final class InMemoryStore: ManagedStore {
         try limits.validate(reservations)
         try limits.validate(decision)
         let now = self.now()
-        return try transaction { state in
-            let outcomes = try reservations.map { try Self.apply($0, now: now, to: &state) }
-            let stored = Self.append(decision.recording(outcomes, of: reservations), to: &state)
+        let (stored, recordsChanges) = try transaction { state in
+            let plans = try reservations.map { try Self.apply($0, now: now, channel: decision.channel, to: &state) }
+            let stored = Self.append(decision.recording(plans.map(\.outcome), of: reservations), to: &state)
             if let spoolID { state.spool.removeAll { $0.id == spoolID } }
-            return stored
+            return (stored, plans.contains(where: \.recordsChanges))
         }
+        if recordsChanges { changeSignal.notify() }
+        return stored
     }
 
     // MARK: - Registry

@@ -77,6 +77,17 @@ package struct TimeZoneDirectory: Sendable {
         return countryNames[withoutArticle]
     }
 
+    /// The IANA zone of `place`, where one is known: its airport's, else its country's when the country has a single
+    /// zone (the places resolution infers zones from, MARKUP.md "Times").
+    package func zone(of place: Place) -> String? {
+        if let code = place.iataCode, let zone = zone(forAirport: code) { return zone }
+        guard let address = place.address,
+            let country = address.countryCode ?? address.addressCountry.flatMap(countryCode(for:))
+        else { return nil }
+        let zones = zones(forCountry: country)
+        return zones.count == 1 ? zones[0] : nil
+    }
+
     /// The country's distinct zones (empty when unknown).
     package func zones(forCountry code: String) -> [String] {
         countryZones[code.uppercased()] ?? []

@@ -56,6 +56,8 @@ package final class SQLiteStore: ManagedStore {
     /// Share write transactions between concurrent `ingest` calls, and between concurrent `spool` calls.
     let groupCommit = GroupCommit<IngestionRequest, DecisionLogEntry>()
     let spoolCommit = GroupCommit<SpoolRequest, SpooledMessage>()
+    /// Wakes this process's change feed readers after commits that recorded changes.
+    package let changeSignal = ChangeSignal()
 
     /// Opens the store at `path`, creating the file and its parent directories if needed, and migrates it (unless
     /// `configuration.migrateOnOpen` is false).

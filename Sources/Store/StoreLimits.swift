@@ -202,6 +202,20 @@ package struct StoreLimits: Hashable, Sendable {
         try checkField(actor, "actor")
     }
 
+    /// Throws `store.invalid-argument` unless a subscription's fields are within limits.
+    package func validateWebhook(url: String, domain: String?, types: [ChangeKind], secret: String, actor: String)
+        throws(StoreError)
+    {
+        guard !url.isEmpty, !secret.isEmpty, !actor.isEmpty else {
+            throw StoreError(code: .invalidArgument, reason: "a webhook needs a URL, a secret and who makes it")
+        }
+        try checkField(url, "url")
+        try checkField(domain ?? "", "domain")
+        try checkList(types.map(\.rawValue), "types")
+        try checkField(secret, "secret")
+        try checkField(actor, "actor")
+    }
+
     /// A query limit within 1...10 000.
     package static func clamp(_ limit: Int) -> Int { min(max(limit, 1), 10_000) }
 }
@@ -214,7 +228,7 @@ package struct StoreLimits: Hashable, Sendable {
 /// at `v3`, the first schema it had; SQLite's at `v1`.
 package enum StoreSchema {
     /// Every schema version, oldest first.
-    package static let versions = ["v1", "v2", "v3", "v4", "v5-trust"]
+    package static let versions = ["v1", "v2", "v3", "v4", "v5-trust", "v5-outbox"]
     /// The version this gateway writes.
     package static var current: String { versions[versions.count - 1] }
 }
