@@ -21,6 +21,8 @@ package enum GatewayApplication {
         addReservationRoutes(to: router, services)
         addOwnerRoutes(to: router, services)
         addTokenRoutes(to: router, services)
+        addChangeRoutes(to: router, services)
+        addWebhookRoutes(to: router, services)
         return router
     }
 

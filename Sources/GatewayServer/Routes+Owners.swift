@@ -2,6 +2,7 @@ import Admission
 import Foundation
 import Hummingbird
 import Ingestion
+import Publishing
 import Store
 
 extension GatewayApplication {

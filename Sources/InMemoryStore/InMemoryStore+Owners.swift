@@ -7,15 +7,17 @@ extension InMemoryStore {
         -> ConsentChange?
     {
         let now = self.now()
-        return try transaction { state in
+        let change = try transaction { state -> ConsentChange? in
             guard let record = state.reservations.first(where: { $0.id == id && $0.owner == owner }) else { return nil }
             let (writes, change) = ConsentRules.plan(decision, record: record, profile: state.profiles[owner], now: now)
-            for write in writes { Self.execute(write, on: &state) }
+            for write in writes { try Self.execute(write, on: &state) }
             return change
         }
+        if change?.changed == true { changeSignal.notify() }
+        return change
     }
 
-    static func execute(_ write: ConsentWrite, on state: inout State) {
+    static func execute(_ write: ConsentWrite, on state: inout State) throws {
         switch write {
         case .setConsent(let recordID, let consent):
             guard let index = state.reservations.firstIndex(where: { $0.id == recordID }) else { return }
@@ -25,6 +27,8 @@ extension InMemoryStore {
             profile.learnedNames = names
             profile.updatedAt = StoreTime.truncated(at)
             state.profiles[owner] = profile
+        case .recordChange:
+            if let change = write.lifecycleWrite { try execute(change, on: &state) }
         }
     }
 
@@ -77,7 +81,9 @@ extension InMemoryStore {
                 senderPreferences: state.senderPreferences.filter { $0.owner == owner }.sorted { $0.domain < $1.domain },
                 reservations: reservations, history: history, decisionLog: state.log.filter { $0.names(owner) },
                 spooledMessages: state.spool.filter { $0.mentions(owner) }.sorted { $0.id < $1.id },
-                tokens: state.tokens.map(\.token).filter { $0.role == .owner && $0.subject == owner.address })
+                tokens: state.tokens.map(\.token).filter { $0.role == .owner && $0.subject == owner.address },
+                changes: state.changes.filter { $0.reservation.owner == owner },
+                webhooks: state.webhooks.map(\.webhook).filter { $0.owner == owner })
         }
     }
 
@@ -85,6 +91,17 @@ extension InMemoryStore {
         try transaction { state in
             var report = ForgetReport(owner: owner)
             let ids = Set(state.reservations.filter { $0.owner == owner }.map(\.id))
+            // The outbox's copies of their reservations, and what was queued to deliver them; subscriptions for them
+            // alone.
+            let changed = ids.union(state.changes.filter { $0.reservation.owner == owner }.map(\.reservation.id))
+            let hooks = Set(state.webhooks.filter { $0.webhook.owner == owner }.map(\.webhook.id))
+            let isTheirs: (WebhookDelivery) -> Bool = { changed.contains($0.reservationID) || hooks.contains($0.webhookID) }
+            report.webhookDeliveries = state.deliveries.filter(isTheirs).count
+            state.deliveries.removeAll(where: isTheirs)
+            report.webhooks = hooks.count
+            state.webhooks.removeAll { hooks.contains($0.webhook.id) }
+            report.changeEvents = state.changes.filter { $0.reservation.owner == owner }.count
+            state.changes.removeAll { $0.reservation.owner == owner }
             report.versions = state.history.filter { ids.contains($0.reservationID) }.count
             state.history.removeAll { ids.contains($0.reservationID) }
             report.reservations = ids.count
@@ -124,6 +141,9 @@ extension InMemoryStore {
                     .map(\.id))
             report.versions = state.history.filter { due.contains($0.reservationID) }.count
             state.history.removeAll { due.contains($0.reservationID) }
+            state.deliveries.removeAll { due.contains($0.reservationID) }
+            report.changeEvents = state.changes.filter { due.contains($0.reservation.id) }.count
+            state.changes.removeAll { due.contains($0.reservation.id) }
             report.reservations = due.count
             state.reservations.removeAll { due.contains($0.id) }
             if let cutoff = cutoffs.spooledBefore {

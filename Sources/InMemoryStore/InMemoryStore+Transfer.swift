@@ -28,6 +28,9 @@ extension InMemoryStore {
             case .ownerProfiles:
                 records = state.profiles.values.sorted { $0.owner.address < $1.owner.address }
                     .map(TransferRecord.ownerProfile)
+            case .changeEvents: records = state.changes.map(TransferRecord.change)
+            case .webhooks: records = state.webhooks.map(TransferRecord.webhook)
+            case .webhookDeliveries: records = state.deliveries.sorted { $0.id < $1.id }.map(TransferRecord.delivery)
             }
             guard let cursor else { return Array(records.prefix(limit)) }
             return Array(records.filter { Self.isAfter($0.cursor, cursor) }.prefix(limit))
@@ -71,6 +74,15 @@ extension InMemoryStore {
                     state.lastID[.tokens] = max(state.lastID[.tokens] ?? 0, token.token.id)
                 case .senderPreference(let preference): state.senderPreferences.append(preference)
                 case .ownerProfile(let profile): state.profiles[profile.owner] = profile
+                case .change(let event):
+                    state.changes.append(event)
+                    state.lastPosition = max(state.lastPosition, event.position)
+                case .webhook(let stored):
+                    state.webhooks.append(stored)
+                    state.lastID[.webhooks] = max(state.lastID[.webhooks] ?? 0, stored.webhook.id)
+                case .delivery(let delivery):
+                    state.deliveries.append(delivery)
+                    state.lastID[.webhookDeliveries] = max(state.lastID[.webhookDeliveries] ?? 0, delivery.id)
                 }
             }
         }

@@ -12,7 +12,7 @@ extension PostgresStore {
     {
         let now = self.now()
         let logger = self.logger
-        return try await transaction("consent") { connection in
+        let change = try await transaction("consent") { connection -> ConsentChange? in
             guard
                 let found = try await Self.rows(
                     "SELECT source_domain FROM reservation WHERE id = \(id) AND owner = \(owner.address)",
@@ -31,8 +31,12 @@ extension PostgresStore {
             let profile = try await Self.profile(of: owner, on: connection, logger: logger)
             let (writes, change) = ConsentRules.plan(decision, record: record, profile: profile, now: now)
             for write in writes { try await Self.execute(write, on: connection, logger: logger) }
+            // The consent change's event, numbered last (see `sequenceChanges`).
+            if writes.recordsChanges { try await Self.sequenceChanges(on: connection, logger: logger) }
             return change
         }
+        if change?.changed == true { changeSignal.notify() }
+        return change
     }
 
     /// Executes one write of an owner's decision: SQL and nothing more.
@@ -52,6 +56,8 @@ extension PostgresStore {
                 VALUES (\(owner.address), '{}', \(names), 'tentative', \(StoreTime.milliseconds(at)))
                 ON CONFLICT (owner) DO UPDATE SET learned_names = excluded.learned_names, updated_at = excluded.updated_at
                 """, logger: logger)
+        case .recordChange:
+            if let change = write.lifecycleWrite { try await execute(change, on: connection, logger: logger) }
         }
     }
 
@@ -150,7 +156,19 @@ extension PostgresStore {
                 reservations: reservations, history: history,
                 decisionLog: try await Self.decisionLogEntries(naming: owner, on: connection, logger: logger),
                 spooledMessages: try await Self.spooledMessages(mentioning: owner, on: connection, logger: logger),
-                tokens: tokens)
+                tokens: tokens,
+                changes: try await Self.rows(
+                    """
+                    SELECT \(unescaped: StoreSQLNames.changeColumns) FROM change_event
+                    WHERE owner = \(owner.address) AND position IS NOT NULL ORDER BY position
+                    """, on: connection, logger: logger
+                ).map { try Self.changeEvent(Cells($0)) },
+                webhooks: try await Self.rows(
+                    """
+                    SELECT \(unescaped: StoreSQLNames.webhookColumns) FROM webhook WHERE owner = \(owner.address)
+                    ORDER BY id
+                    """, on: connection, logger: logger
+                ).map { try Self.webhook(Cells($0)) })
         }
     }
 
@@ -165,6 +183,19 @@ extension PostgresStore {
             ).map { try Cells($0)(0, as: String.self) }
             try await Self.lockReservations(domains.map { (owner, $0) }, on: connection, logger: logger)
             var report = ForgetReport(owner: owner)
+            // The outbox's copies of their reservations, and what was queued to deliver them; subscriptions for them
+            // alone.
+            report.webhookDeliveries = try await Self.deleteCount(
+                """
+                DELETE FROM webhook_delivery
+                WHERE reservation_id IN (SELECT id FROM reservation WHERE owner = \(owner.address))
+                    OR reservation_id IN (SELECT reservation_id FROM change_event WHERE owner = \(owner.address))
+                    OR webhook_id IN (SELECT id FROM webhook WHERE owner = \(owner.address))
+                """, on: connection, logger: logger)
+            report.webhooks = try await Self.deleteCount(
+                "DELETE FROM webhook WHERE owner = \(owner.address)", on: connection, logger: logger)
+            report.changeEvents = try await Self.deleteCount(
+                "DELETE FROM change_event WHERE owner = \(owner.address)", on: connection, logger: logger)
             report.versions = try await Self.deleteCount(
                 """
                 DELETE FROM reservation_history
@@ -235,6 +266,12 @@ extension PostgresStore {
                         return due ? try cells(0) : nil
                     }
                     var removed = PruneReport()
+                    _ = try await Self.deleteCount(
+                        "DELETE FROM webhook_delivery WHERE reservation_id = ANY(\(due)::bigint[])", on: connection,
+                        logger: logger)
+                    removed.changeEvents = try await Self.deleteCount(
+                        "DELETE FROM change_event WHERE reservation_id = ANY(\(due)::bigint[])", on: connection,
+                        logger: logger)
                     removed.versions = try await Self.deleteCount(
                         "DELETE FROM reservation_history WHERE reservation_id = ANY(\(due)::bigint[])", on: connection,
                         logger: logger)

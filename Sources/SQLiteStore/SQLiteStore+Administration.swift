@@ -74,7 +74,7 @@ extension SQLiteStore {
                 return try Row.fetchAll(
                     db,
                     sql: """
-                        SELECT id, domain, status, contact, changed_at, changed_by FROM registered_domain_change
+                        SELECT \(Self.domainChangeColumns) FROM registered_domain_change
                         WHERE id > ? ORDER BY id LIMIT ?
                         """,
                     arguments: [cursor?.id ?? 0, limit]
@@ -120,6 +120,27 @@ extension SQLiteStore {
                     sql: "SELECT \(StoreSQLNames.ownerProfileColumns) FROM owner_profile WHERE owner > ? ORDER BY owner LIMIT ?",
                     arguments: [cursor?.name ?? "", limit]
                 ).map { .ownerProfile(try Self.ownerProfile($0)) }
+            case .changeEvents:
+                return try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT \(StoreSQLNames.changeColumns) FROM change_event WHERE position > ?
+                        ORDER BY position LIMIT ?
+                        """,
+                    arguments: [cursor?.id ?? 0, limit]
+                ).map { .change(try Self.changeEvent($0)) }
+            case .webhooks:
+                return try Row.fetchAll(
+                    db,
+                    sql: "SELECT \(StoreSQLNames.webhookColumns), secret FROM webhook WHERE id > ? ORDER BY id LIMIT ?",
+                    arguments: [cursor?.id ?? 0, limit]
+                ).map { .webhook(StoredWebhook(webhook: try Self.webhook($0), secret: try Self.column($0, 8))) }
+            case .webhookDeliveries:
+                return try Row.fetchAll(
+                    db,
+                    sql: "SELECT \(StoreSQLNames.deliveryColumns) FROM webhook_delivery WHERE id > ? ORDER BY id LIMIT ?",
+                    arguments: [cursor?.id ?? 0, limit]
+                ).map { .delivery(try Self.delivery($0)) }
             }
         }
     }
@@ -131,7 +152,15 @@ extension SQLiteStore {
     }
 
     package func finishImport() async throws {
-        // AUTOINCREMENT keeps the highest id inserted: ids handed out later continue after the copied ones.
+        // AUTOINCREMENT keeps the highest id inserted: ids handed out later continue after the copied ones. Change
+        // positions continue after the highest one copied.
+        try await writing("import") { db in
+            try db.execute(
+                sql: """
+                    UPDATE change_counter SET last = max(last, (SELECT coalesce(max(position), 0) FROM change_event))
+                    WHERE id = 1
+                    """)
+        }
     }
 
     /// Writes one copied row as it is.
@@ -176,22 +205,22 @@ extension SQLiteStore {
         case .domain(let domain):
             try db.execute(
                 sql: """
-                    INSERT INTO registered_domain (domain, status, contact, created_at, updated_at, updated_by)
-                    VALUES (?, ?, ?, ?, ?, ?)
+                    INSERT INTO registered_domain (domain, status, contact, created_at, updated_at, updated_by, trust)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
                     domain.domain, domain.status.rawValue, domain.contact, ms(domain.createdAt), ms(domain.updatedAt),
-                    domain.updatedBy,
+                    domain.updatedBy, try domain.trust.encoded(),
                 ])
         case .domainChange(let change):
             try db.execute(
                 sql: """
-                    INSERT INTO registered_domain_change (id, domain, status, contact, changed_at, changed_by)
-                    VALUES (?, ?, ?, ?, ?, ?)
+                    INSERT INTO registered_domain_change (id, domain, status, contact, changed_at, changed_by, reason)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
                     change.id, change.domain, change.status.rawValue, change.contact, ms(change.changedAt),
-                    change.changedBy,
+                    change.changedBy, change.reason,
                 ])
         case .flag(let flag):
             try db.execute(
@@ -239,6 +268,42 @@ extension SQLiteStore {
             try db.execute(
                 sql: "INSERT INTO owner_profile (\(StoreSQLNames.ownerProfileColumns)) VALUES (?, ?, ?, ?, ?)",
                 arguments: try profileArguments(profile))
+        case .change(let event):
+            let stored = event.reservation
+            try db.execute(
+                sql: """
+                    INSERT INTO change_event (position, change, recorded_at, channel, \(StoreSQLNames.changeRecordColumns))
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    event.position, event.kind.rawValue, ms(event.recordedAt), event.channel?.rawValue, stored.id,
+                    stored.owner.address, stored.sourceDomain, stored.itemReference,
+                ] + contentArguments(stored.content) + [
+                    stored.version, ms(stored.createdAt), ms(stored.updatedAt), stored.cancelledAt.map(ms),
+                    stored.consent.state.rawValue, stored.consent.reason.rawValue, ms(stored.consent.changedAt),
+                ])
+        case .webhook(let stored):
+            let hook = stored.webhook
+            try db.execute(
+                sql: """
+                    INSERT INTO webhook (id, url, owner, domain, types, secret, created_at, created_by, dispatched_position)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    hook.id, hook.url, hook.owner?.address, hook.domain, try encodeList(hook.types.map(\.rawValue)),
+                    stored.secret, ms(hook.createdAt), hook.createdBy, hook.dispatchedPosition,
+                ])
+        case .delivery(let delivery):
+            try db.execute(
+                sql: """
+                    INSERT INTO webhook_delivery (\(StoreSQLNames.deliveryColumns))
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    delivery.id, delivery.webhookID, delivery.position, delivery.reservationID, delivery.state.rawValue,
+                    delivery.attempts, ms(delivery.nextAttemptAt), ms(delivery.createdAt), ms(delivery.updatedAt),
+                    delivery.lastStatus, delivery.lastError, delivery.firstAttemptAt.map(ms),
+                ])
         }
     }
 }

@@ -9,7 +9,7 @@ extension SQLiteStore {
         -> ConsentChange?
     {
         let now = self.now()
-        return try await writing("consent") { db in
+        let change = try await writing("consent") { db -> ConsentChange? in
             guard
                 let record = try Row.fetchOne(
                     db.cachedStatement(
@@ -22,6 +22,8 @@ extension SQLiteStore {
             for write in writes { try Self.execute(write, in: db) }
             return change
         }
+        if change?.changed == true { changeSignal.notify() }
+        return change
     }
 
     /// Executes one write of an owner's decision: SQL and nothing more.
@@ -41,6 +43,8 @@ extension SQLiteStore {
                     ON CONFLICT (owner) DO UPDATE SET learned_names = excluded.learned_names, updated_at = excluded.updated_at
                     """
             ).execute(arguments: [owner.address, try encodeList(names), StoreTime.milliseconds(at)])
+        case .recordChange:
+            if let change = write.lifecycleWrite { try execute(change, in: db) }
         }
     }
 
@@ -125,17 +129,38 @@ extension SQLiteStore {
                 sql: "SELECT \(Self.tokenColumns) FROM access_token WHERE role = 'owner' AND subject = ? ORDER BY id",
                 arguments: [owner.address]
             ).map(Self.accessToken)
+            let changes = try Row.fetchAll(
+                db,
+                sql: "SELECT \(StoreSQLNames.changeColumns) FROM change_event WHERE owner = ? ORDER BY position",
+                arguments: [owner.address]
+            ).map { try Self.changeEvent($0) }
+            let webhooks = try Row.fetchAll(
+                db, sql: "SELECT \(StoreSQLNames.webhookColumns) FROM webhook WHERE owner = ? ORDER BY id",
+                arguments: [owner.address]
+            ).map(Self.webhook)
             return OwnerRecords(
                 owner: owner, profile: try Self.profile(of: owner, in: db),
                 senderPreferences: try Self.senderPreferences(of: owner, in: db), reservations: reservations,
                 history: history, decisionLog: try Self.decisionLogEntries(naming: owner, in: db),
-                spooledMessages: try Self.spooledMessages(mentioning: owner, in: db), tokens: tokens)
+                spooledMessages: try Self.spooledMessages(mentioning: owner, in: db), tokens: tokens, changes: changes,
+                webhooks: webhooks)
         }
     }
 
     package func forget(_ owner: OwnerAddress) async throws -> ForgetReport {
         var report = try await writing("forget") { db in
             var report = ForgetReport(owner: owner)
+            // The outbox's copies of their reservations, and what was queued to deliver them; subscriptions for them
+            // alone.
+            report.webhookDeliveries = try Self.deleteCount(
+                db,
+                """
+                DELETE FROM webhook_delivery WHERE reservation_id IN (SELECT id FROM reservation WHERE owner = ?)
+                    OR reservation_id IN (SELECT reservation_id FROM change_event WHERE owner = ?)
+                    OR webhook_id IN (SELECT id FROM webhook WHERE owner = ?)
+                """, [owner.address, owner.address, owner.address])
+            report.webhooks = try Self.deleteCount(db, "DELETE FROM webhook WHERE owner = ?", [owner.address])
+            report.changeEvents = try Self.deleteCount(db, "DELETE FROM change_event WHERE owner = ?", [owner.address])
             report.versions = try Self.deleteCount(
                 db,
                 "DELETE FROM reservation_history WHERE reservation_id IN (SELECT id FROM reservation WHERE owner = ?)",
@@ -216,6 +241,9 @@ extension SQLiteStore {
                     var removed = PruneReport()
                     guard !due.isEmpty else { return removed }
                     let list = due.map(String.init).joined(separator: ",")
+                    _ = try Self.deleteCount(db, "DELETE FROM webhook_delivery WHERE reservation_id IN (\(list))", [])
+                    removed.changeEvents = try Self.deleteCount(
+                        db, "DELETE FROM change_event WHERE reservation_id IN (\(list))", [])
                     removed.versions = try Self.deleteCount(
                         db, "DELETE FROM reservation_history WHERE reservation_id IN (\(list))", [])
                     removed.reservations = try Self.deleteCount(db, "DELETE FROM reservation WHERE id IN (\(list))", [])

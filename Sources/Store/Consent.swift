@@ -83,6 +83,20 @@ package enum ConsentWrite: Hashable, Sendable {
     case setConsent(recordID: Int64, consent: Consent)
     /// Add `name` to the names `owner` has accepted bookings under (creating the owner's profile when needed).
     case learnName(owner: OwnerAddress, names: [String], at: Date)
+    /// Append a `reservation.consent-changed` event to the outbox: a copy of the record at `key` as the consent left
+    /// it (``LifecycleWrite/recordChange(key:kind:at:channel:)``, executed the same way).
+    case recordChange(key: ReservationKey, at: Date)
+
+    /// The lifecycle write a backend executes for ``recordChange(key:at:)``, so that both record changes alike.
+    package var lifecycleWrite: LifecycleWrite? {
+        guard case .recordChange(let key, let at) = self else { return nil }
+        return .recordChange(key: key, kind: .consentChanged, at: at, channel: nil)
+    }
+}
+
+extension Array where Element == ConsentWrite {
+    /// Whether executing these appends change events (the feed's readers are then woken once they commit).
+    package var recordsChanges: Bool { contains { $0.lifecycleWrite != nil } }
 }
 
 /// The rules of an owner's decision, once for every backend.
@@ -104,7 +118,10 @@ package enum ConsentRules {
             return ([], ConsentChange(reservationID: record.id, owner: record.owner, previous: previous, current: previous, learnedName: nil))
         }
         let current = Consent(decision.state, reason: .owner, changedAt: now)
-        var writes: [ConsentWrite] = [.setConsent(recordID: record.id, consent: current)]
+        // A consent change is a change like any other: the change feed and the webhooks carry it.
+        var writes: [ConsentWrite] = [
+            .setConsent(recordID: record.id, consent: current), .recordChange(key: record.key, at: now),
+        ]
         var learned: String? = nil
         // Accepting a booking under a name the gateway did not know as the owner's teaches it that name.
         if decision == .accept, let name = record.underName, let names = profile?.knownNames ?? Optional([]),

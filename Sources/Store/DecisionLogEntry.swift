@@ -66,7 +66,8 @@ package struct DecisionLogEntry: Codable, Hashable, Sendable, Identifiable {
 }
 
 extension DecisionLogEntry {
-    /// This entry with the outcome of each of `reservations` appended (the owner and item named), in order: what
+    /// This entry with the outcome of each of `reservations` appended (the owner and item named, with the item's
+    /// warnings), in order: what
     /// every backend's `ingest` writes to the log, in the transaction that applied them.
     ///
     /// An item the owner's block kept out is logged without its content: the owner and the outcome only, the item
@@ -81,7 +82,8 @@ extension DecisionLogEntry {
                         codes: [ReservationOutcomeRecord.senderBlocked]))
             } else {
                 entry.reservations.append(
-                    ReservationOutcomeRecord(itemReference: item.itemReference, owner: item.owner, outcome: outcome))
+                    ReservationOutcomeRecord(
+                        itemReference: item.itemReference, owner: item.owner, outcome: outcome, codes: item.warnings))
             }
         }
         return entry

@@ -30,7 +30,8 @@ package protocol OwnerStore: Sendable {
 
     /// Removes everything the store holds about `owner` in one transaction: reservations and their history, sender
     /// decisions, the profile, the decision-log entries naming them (only their part of an entry that names another
-    /// owner too), spooled messages for them or mentioning their address, their tokens. Then, on SQLite, the file is
+    /// owner too), spooled messages for them or mentioning their address, their tokens, the change events about their
+    /// reservations with their webhook deliveries, and webhook subscriptions for them alone. Then, on SQLite, the file is
     /// vacuumed and the write-ahead log emptied, so that no deleted byte remains in the database files.
     /// - Returns: What was removed, by count.
     func forget(_ owner: OwnerAddress) async throws -> ForgetReport
@@ -39,7 +40,8 @@ package protocol OwnerStore: Sendable {
 /// Retention (issue 16): what the policy says to keep no longer, removed by a periodic job that runs once across the
 /// cluster.
 package protocol RetentionStore: Sendable {
-    /// Removes reservations (with their history) that ended before `cutoffs.reservationsEndedBefore`,
+    /// Removes reservations (with their history and their change events) that ended before
+    /// `cutoffs.reservationsEndedBefore`,
     /// decision-log entries written before `cutoffs.decisionsBefore` and spooled messages kept since before
     /// `cutoffs.spooledBefore`, in batches of at most `cutoffs.batchSize` rows per transaction.
     /// - Returns: What was removed, by count.
@@ -61,12 +63,18 @@ package struct OwnerRecords: Codable, Hashable, Sendable {
     package var spooledMessages: [SpooledMessage]
     /// Tokens issued to them (owner tokens for their address), revoked ones too; never a secret or its hash.
     package var tokens: [AccessToken]
+    /// The change events about their reservations (the outbox the change feed and webhooks read), by position.
+    package var changes: [ChangeEvent]
+    /// Webhook subscriptions for their reservations only; never a secret.
+    package var webhooks: [Webhook]
 
     package init(
         owner: OwnerAddress, profile: OwnerProfile?, senderPreferences: [SenderPreference],
         reservations: [StoredReservation], history: [ReservationHistoryEntry], decisionLog: [DecisionLogEntry],
-        spooledMessages: [SpooledMessage], tokens: [AccessToken]
+        spooledMessages: [SpooledMessage], tokens: [AccessToken], changes: [ChangeEvent] = [], webhooks: [Webhook] = []
     ) {
+        self.changes = changes
+        self.webhooks = webhooks
         self.owner = owner
         self.profile = profile
         self.senderPreferences = senderPreferences
@@ -94,6 +102,10 @@ package struct ForgetReport: Codable, Hashable, Sendable {
     package var tokens = 0
     /// Change events about the owner's reservations (the outbox), removed.
     package var changeEvents = 0
+    /// Webhook subscriptions for the owner's reservations only, removed with their deliveries.
+    package var webhooks = 0
+    /// Webhook deliveries of the owner's changes (to any subscription), removed.
+    package var webhookDeliveries = 0
     /// Whether the database files were compacted so that no deleted byte remains in them (SQLite: vacuumed and the
     /// write-ahead log emptied). False on PostgreSQL, where a dump no longer shows the rows but their pages are
     /// reclaimed by the server's own VACUUM.
@@ -106,7 +118,7 @@ package struct ForgetReport: Codable, Hashable, Sendable {
     /// Every row removed or redacted.
     package var total: Int {
         reservations + versions + senderPreferences + profiles + decisionLogEntries + decisionLogEntriesRedacted
-            + spooledMessages + tokens + changeEvents
+            + spooledMessages + tokens + changeEvents + webhooks + webhookDeliveries
     }
 }
 
@@ -141,17 +153,20 @@ package struct RetentionCutoffs: Hashable, Sendable {
 package struct PruneReport: Codable, Hashable, Sendable {
     package var reservations = 0
     package var versions = 0
+    /// The removed reservations' change events (copies of them in the outbox), with their webhook deliveries.
+    package var changeEvents = 0
     package var decisionLogEntries = 0
     package var spooledMessages = 0
 
     package init() {}
 
-    package var total: Int { reservations + versions + decisionLogEntries + spooledMessages }
+    package var total: Int { reservations + versions + changeEvents + decisionLogEntries + spooledMessages }
 
     package static func + (lhs: PruneReport, rhs: PruneReport) -> PruneReport {
         var sum = lhs
         sum.reservations += rhs.reservations
         sum.versions += rhs.versions
+        sum.changeEvents += rhs.changeEvents
         sum.decisionLogEntries += rhs.decisionLogEntries
         sum.spooledMessages += rhs.spooledMessages
         return sum

@@ -25,7 +25,8 @@ package struct Provenance: Codable, Hashable, Sendable {
         package var certificateVerified: Bool?
         /// The developer flags the admission relied on.
         package var flags: [String]
-        /// The sender test modes in force (a per-domain test mode admitting only the sender's own inboxes).
+        /// What else the admission relied on, named beside the flags: `test-mode` (the domain's test mode, admitting
+        /// only its listed owners), `unapproved-domain` (a policy admitting domains not approved yet).
         package var testModes: [String]
         /// The policy that admitted it (`production`, `development`, ...).
         package var policy: String

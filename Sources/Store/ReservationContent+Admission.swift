@@ -11,14 +11,16 @@ extension ReservationContent {
     ///   - senderTime: The time of the document (signed `Date:`, DKIM `t=`, the page's `dateModified` or fetch time).
     ///   - flags: The developer flags the admission relied on.
     ///   - source: The email's Message-ID or the page's URL.
+    ///   - warnings: What admission dropped from the markup and why (links it does not keep), kept in the payload.
     ///   - provenance: Where it came from, in full.
     package init(
         admitted reservation: Reservation, normalized: JSONValue, senderTime: SenderTime?, flags: [String], source: String,
-        provenance: Provenance = Provenance()
+        warnings: [StoredPayload.Warning] = [], provenance: Provenance = Provenance()
     ) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let payload = (try? encoder.encode(StoredPayload(reservation: reservation, markup: normalized))) ?? Data()
+        let payload =
+            (try? encoder.encode(StoredPayload(reservation: reservation, markup: normalized, warnings: warnings))) ?? Data()
         let status: Status =
             switch reservation.status ?? .confirmed {
             case .confirmed: .confirmed
@@ -62,7 +64,8 @@ extension IncomingReservation {
     /// ``ReservationContent/init(admitted:normalized:senderTime:flags:source:)``).
     package init(
         admitted reservation: Reservation, normalized: JSONValue, owner: OwnerAddress, sourceDomain: String,
-        senderTime: SenderTime?, flags: [String], source: String, provenance: Provenance = Provenance()
+        senderTime: SenderTime?, flags: [String], source: String, warnings: [StoredPayload.Warning] = [],
+        provenance: Provenance = Provenance()
     ) {
         self.init(
             key: ReservationKey(
@@ -70,7 +73,7 @@ extension IncomingReservation {
                 itemReference: reservation.itemReference ?? reservation.reservationId ?? ""),
             content: ReservationContent(
                 admitted: reservation, normalized: normalized, senderTime: senderTime, flags: flags, source: source,
-                provenance: provenance),
-            underName: ReservationContent.underName(of: reservation))
+                warnings: warnings, provenance: provenance),
+            underName: ReservationContent.underName(of: reservation), warnings: warnings.map(\.code))
     }
 }

@@ -76,11 +76,25 @@ package struct IncomingReservation: Codable, Hashable, Sendable {
     /// The name the booking is under (schema.org `underName`), for the consent rules: a booking clearly made for
     /// someone else is never accepted automatically. Not stored apart from the payload.
     package var underName: String?
+    /// Codes worth the sender's attention (a link dropped from the markup), written beside this item's outcome in the
+    /// decision log; not part of the stored content.
+    package var warnings: [String]
 
-    package init(key: ReservationKey, content: ReservationContent, underName: String? = nil) {
+    package init(key: ReservationKey, content: ReservationContent, underName: String? = nil, warnings: [String] = []) {
         self.key = key
         self.content = content
         self.underName = underName
+        self.warnings = warnings
+    }
+
+    private enum CodingKeys: String, CodingKey { case key, content, underName, warnings }
+
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        key = try container.decode(ReservationKey.self, forKey: .key)
+        content = try container.decode(ReservationContent.self, forKey: .content)
+        underName = try container.decodeIfPresent(String.self, forKey: .underName)
+        warnings = try container.decodeIfPresent([String].self, forKey: .warnings) ?? []
     }
 
     package var owner: OwnerAddress { key.owner }

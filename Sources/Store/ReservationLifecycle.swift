@@ -24,6 +24,9 @@ package import Foundation
 ///   already stored still is, so that no calendar keeps showing a cancelled booking.
 /// - A declined record takes no update (``LifecycleOutcome/declined``) but its cancellation.
 /// - An update leaves the consent as it is.
+/// - Every write a reader of the record can see (a creation, a new version) is followed by a change event in the
+///   outbox, in the same plan: created, updated, or cancelled when the record became cancelled
+///   (``LifecycleWrite/recordChange(key:kind:at:channel:)``). A newer sender time alone is not a change.
 package enum ReservationLifecycle {
     /// What a backend must read before planning `incoming`.
     package static func reads(for incoming: IncomingReservation) -> LifecycleReads {
@@ -37,11 +40,14 @@ package enum ReservationLifecycle {
     /// - Parameters:
     ///   - state: What the backend read for ``reads(for:)``, inside the transaction that will apply the plan.
     ///   - now: The store's clock: stamps creation, updates and cancellations.
-    package static func plan(for incoming: IncomingReservation, state: LifecycleState, now: Date) -> LifecyclePlan {
+    ///   - channel: How the item arrived, for the change events' provenance (nil for a direct `apply`).
+    package static func plan(
+        for incoming: IncomingReservation, state: LifecycleState, now: Date, channel: IngestionChannel? = nil
+    ) -> LifecyclePlan {
         let now = StoreTime.truncated(now)
         let content = incoming.content
         if content.isMinimalCancellation, !state.container.isEmpty {
-            return minimalCancellation(content, of: state.container, now: now)
+            return minimalCancellation(incoming, of: state.container, now: now, channel: channel)
         }
         // Nothing of this reservation yet: a minimal cancellation is kept at its own key, like any item.
 
@@ -61,7 +67,8 @@ package enum ReservationLifecycle {
                 writes: [
                     .create(
                         key: incoming.key, content: content, at: now, cancelledAt: cancelled ? now : nil,
-                        consent: consent(for: incoming, owner: state.owner, now: now))
+                        consent: consent(for: incoming, owner: state.owner, now: now)),
+                    .recordChange(key: incoming.key, kind: cancelled ? .cancelled : .created, at: now, channel: channel),
                 ],
                 outcome: cancelled ? .cancelled(count: 0) : .created)
         }
@@ -84,6 +91,7 @@ package enum ReservationLifecycle {
             return LifecyclePlan(outcome: .stale)
         }
         let cancelling = content.status == .cancelled
+        let becomesCancelled = cancelling && current.content.status != .cancelled
         let next = current.version + 1
         return LifecyclePlan(
             writes: [
@@ -91,15 +99,18 @@ package enum ReservationLifecycle {
                 .overwrite(
                     recordID: current.id, version: next, content: content, at: now,
                     cancelledAt: cancelling ? (current.cancelledAt ?? now) : nil),
+                .recordChange(
+                    key: incoming.key, kind: becomesCancelled ? .cancelled : .updated, at: now, channel: channel),
             ],
-            outcome: cancelling && current.content.status != .cancelled ? .cancelled(count: 1) : .updated(version: next))
+            outcome: becomesCancelled ? .cancelled(count: 1) : .updated(version: next))
     }
 
     /// A minimal cancellation over the records of its reservation: each live item not newer than the cancellation
     /// is marked cancelled (its payload kept; the status is what changes).
-    static func minimalCancellation(_ cancellation: ReservationContent, of items: [StoredVersion], now: Date)
-        -> LifecyclePlan
-    {
+    static func minimalCancellation(
+        _ incoming: IncomingReservation, of items: [StoredVersion], now: Date, channel: IngestionChannel?
+    ) -> LifecyclePlan {
+        let cancellation = incoming.content
         var writes: [LifecycleWrite] = []
         var cancelled = 0
         var stale = 0
@@ -115,9 +126,12 @@ package enum ReservationLifecycle {
             written.flags = cancellation.flags
             written.source = cancellation.source
             written.provenance = cancellation.provenance
+            let key = ReservationKey(
+                owner: incoming.owner, sourceDomain: incoming.sourceDomain, itemReference: item.itemReference)
             writes += [
                 .archive(recordID: item.id),
                 .overwrite(recordID: item.id, version: item.version + 1, content: written, at: now, cancelledAt: now),
+                .recordChange(key: key, kind: .cancelled, at: now, channel: channel),
             ]
             cancelled += 1
         }

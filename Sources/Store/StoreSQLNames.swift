@@ -17,6 +17,9 @@ package enum StoreSQLNames {
         case .tokens: "access_token"
         case .senderPreferences: "sender_preference"
         case .ownerProfiles: "owner_profile"
+        case .changeEvents: "change_event"
+        case .webhooks: "webhook"
+        case .webhookDeliveries: "webhook_delivery"
         }
     }
 
@@ -42,7 +45,35 @@ package enum StoreSQLNames {
         id, item_reference, version, \(contentColumns), cancelled_at, consent
         """
 
-    /// An earlier version: the content from index 2, then its times (13-14).
+    /// A change event: position, kind, time and channel, then the record as ``reservationColumns`` lists it (from
+    /// index 4), the reservation's id named `reservation_id`.
+    package static let changeColumns = "position, change, recorded_at, channel, \(changeRecordColumns)"
+
+    /// What ``LifecycleWrite/recordChange(key:kind:at:channel:)`` copies from the record: the columns of
+    /// ``changeColumns`` from `reservation_id` on, as `reservation` names them.
+    package static let changeCopiedColumns = reservationColumns
+
+    /// The columns of ``changeColumns`` from `reservation_id` on, as `change_event` names them (the record's
+    /// provenance and the owner's consent with them, schema `v5-consent`).
+    package static let changeRecordColumns = """
+        reservation_id, owner, source_domain, item_reference, \(contentColumns), version, created_at, updated_at,
+        cancelled_at, consent, consent_reason, consent_changed_at
+        """
+
+    /// A change's header (``ChangeHeader``), for the webhooks' fan-out.
+    package static let changeHeaderColumns = "position, change, reservation_id, owner, source_domain, recorded_at"
+
+    /// A webhook (``Webhook``); its secret is read apart.
+    package static let webhookColumns =
+        "id, url, owner, domain, types, created_at, created_by, dispatched_position"
+
+    /// A delivery (``WebhookDelivery``).
+    package static let deliveryColumns = """
+        id, webhook_id, position, reservation_id, state, attempts, next_attempt_at, created_at, updated_at, last_status,
+        last_error, first_attempt_at
+        """
+
+    /// An earlier version: the content from index 2.
     package static let historyColumns = """
         reservation_id, version, \(contentColumns), recorded_at, cancelled_at
         """
@@ -52,6 +83,14 @@ package enum StoreSQLNames {
 
     /// An owner's profile.
     package static let ownerProfileColumns = "owner, names, learned_names, suggested_in_calendar, updated_at"
+}
+
+extension StoreSQLNames {
+    /// `columns` (a comma-separated list) each prefixed with `alias.`, for a join.
+    package static func qualified(_ columns: String, _ alias: String) -> String {
+        columns.split(separator: ",").map { "\(alias).\($0.trimmingCharacters(in: .whitespacesAndNewlines))" }
+            .joined(separator: ", ")
+    }
 }
 
 extension StoreNames {

@@ -11,6 +11,10 @@ package enum StoreTable: String, Codable, Hashable, Sendable, CaseIterable, Codi
     case flagChanges = "flag-changes"
     case spooledMessages = "spooled-messages"
     case tokens
+    /// The outbox of changes (the change feed): kept with their positions, so readers' cursors hold after a copy.
+    case changeEvents = "change-events"
+    case webhooks
+    case webhookDeliveries = "webhook-deliveries"
     case senderPreferences = "sender-preferences"
     case ownerProfiles = "owner-profiles"
 
@@ -40,6 +44,9 @@ package enum TransferRecord: Codable, Hashable, Sendable {
     case flagChange(FlagChange)
     case spooled(SpooledMessage)
     case token(StoredToken)
+    case change(ChangeEvent)
+    case webhook(StoredWebhook)
+    case delivery(WebhookDelivery)
     case senderPreference(SenderPreference)
     case ownerProfile(OwnerProfile)
 
@@ -55,6 +62,9 @@ package enum TransferRecord: Codable, Hashable, Sendable {
         case .flagChange(let change): .id(change.id)
         case .spooled(let message): .id(message.id)
         case .token(let stored): .id(stored.token.id)
+        case .change(let event): .id(event.position)
+        case .webhook(let stored): .id(stored.webhook.id)
+        case .delivery(let delivery): .id(delivery.id)
         case .senderPreference(let preference): .pair(preference.owner.address, preference.domain)
         case .ownerProfile(let profile): .name(profile.owner.address)
         }

@@ -1,7 +1,7 @@
 import Admission
 import ArgumentParser
 import Foundation
-import Ingestion
+import Publishing
 import Store
 
 /// `gateway owners ...`: what an admin does for an owner (issue 16): their decisions, their export, their erasure.

@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
-import ICalendar
 import Ingestion
 import Markup
+import Publishing
 import Reservations
 import Store
 
@@ -169,7 +169,8 @@ struct ReservationsCommand: AsyncParsableCommand {
             let (records, profile) = try await state.withStore { store in
                 (try await store.list(owner: owner), try await store.profile(owner: owner))
             }
-            Terminal.write(CalendarFeed.render(records, suggested: profile?.suggestedInCalendar ?? .tentative))
+            Terminal.write(
+                CalendarFeed.render(records, options: .init(suggested: profile?.suggestedInCalendar ?? .tentative)))
         }
     }
 }

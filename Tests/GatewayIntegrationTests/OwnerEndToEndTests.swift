@@ -163,7 +163,7 @@ struct OwnerEndToEndTests {
             try await postgres.withDatabase { url in
                 #expect(try await cli.run(["register", Self.nordicRail.domain], resolver: true, store: url).status == 0)
                 var options = ServerProcess.Options(directory: cli.directory, resolver: ["--nameserver", dnsmasq.nameserver.description])
-                options.storeLocation = url
+                options.storeURL = url
                 let database = String(url.split(separator: "/").last!.split(separator: "?").first!)
                 try await ServerProcess.run(options) { server in
                     try await Self.deliverExportAndForget(server, cli: cli, sender: sender)

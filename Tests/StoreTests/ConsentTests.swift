@@ -56,6 +56,15 @@ struct ConsentTests {
             let record = try await Self.only(store)
             #expect(record.version == 1)
             #expect(try await store.history(of: id).count == 1)
+
+            // Each change of consent is a change event like any other (the repeated accept is none), carrying the
+            // record as the decision left it.
+            let changes = try await store.changes(after: 0, scope: .owner(Sample.owner), limit: 100)
+            #expect(changes.map(\.kind) == [.created, .consentChanged, .consentChanged, .consentChanged])
+            #expect(changes.dropFirst().map(\.reservation.consent.state) == [.accepted, .declined, .accepted])
+            #expect(changes.allSatisfy { $0.reservation.id == id && $0.reservation.version == 1 })
+            #expect(changes.last?.reservation.provenance == Sample.provenance())
+            #expect(try await store.latestChangePosition() == changes.last?.position)
         }
     }
 

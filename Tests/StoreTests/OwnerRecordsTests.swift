@@ -51,6 +51,17 @@ struct OwnerRecordsTests {
             Data("To: bob@example.org\r\nSubject: BOB77\r\n\r\n".utf8), channel: .lmtp, owner: bob,
             reasonCode: "dns.temperror", nextAttemptAt: clock.now)
         _ = try await store.addToken(role: .admin, subject: "", label: "ops", secretHash: String(repeating: "cc", count: 32), by: "x")
+        // A webhook for each owner's changes, and one for every change; deliveries queued for all of them.
+        for owner in [ada, bob] {
+            _ = try await store.addWebhook(
+                url: "https://hooks.example/\(owner == ada ? "ADA" : "BOB")77", owner: owner, domain: nil, types: [],
+                secret: WebhookStoreTests.secret, by: "admin")
+        }
+        _ = try await store.addWebhook(
+            url: "https://hooks.example/all", owner: nil, domain: nil, types: [], secret: WebhookStoreTests.secret, by: "admin")
+        _ = try await store.apply(Sample.flight(item: "ADA77-1", container: "ADA77", owner: ada, gate: "C3"))
+        _ = try await store.apply(Sample.flight(item: "BOB77-1", container: "BOB77", owner: bob, gate: "C3"))
+        _ = try await store.queueDeliveries(limit: 100)
     }
 
     static func entry(owners: [OwnerAddress], item: String?) -> DecisionLogEntry {
@@ -68,12 +79,17 @@ struct OwnerRecordsTests {
             let records = try await store.records(of: Self.ada)
             #expect(records.owner == Self.ada)
             #expect(records.reservations.map(\.itemReference) == ["ADA77-1", "ADA88", "SHARED-1"])
+            // Every change of hers, the consent change among them, and the webhook for her alone.
+            #expect(records.changes.count == 6)
+            #expect(records.changes.allSatisfy { $0.reservation.owner == Self.ada })
+            #expect(records.changes.contains { $0.kind == .consentChanged })
+            #expect(records.webhooks.map(\.url) == ["https://hooks.example/ADA77"])
             #expect(records.reservations.allSatisfy { $0.owner == Self.ada })
             #expect(records.reservations.first?.consent.state == .accepted)
             // Every version, the current one last, each with its provenance.
             let first = try #require(records.reservations.first)
-            #expect(records.history.filter { $0.reservationID == first.id }.map(\.version) == [1, 2])
-            #expect(records.history.count == 4)
+            #expect(records.history.filter { $0.reservationID == first.id }.map(\.version) == [1, 2, 3])
+            #expect(records.history.count == 5)
             #expect(records.history.allSatisfy { !$0.provenance.isEmpty })
             #expect(records.profile?.names == ["ADA Person"])
             #expect(records.senderPreferences.map(\.domain) == ["ada-spam.example"])
@@ -105,7 +121,11 @@ struct OwnerRecordsTests {
 
             let report = try await store.forget(Self.ada)
             #expect(report.reservations == 3)
-            #expect(report.versions == 1)
+            #expect(report.versions == 2)
+            #expect(report.changeEvents == 6)
+            #expect(report.webhooks == 1)
+            // Her last change, queued for the webhook of every change and for hers (the webhooks came after the rest).
+            #expect(report.webhookDeliveries == 2)
             #expect(report.profiles == 1)
             #expect(report.senderPreferences == 1)
             #expect(report.decisionLogEntries == 2)
@@ -138,6 +158,15 @@ struct OwnerRecordsTests {
             #expect(bobAfter.tokens == bobBefore.tokens)
             #expect(bobAfter.profile == bobBefore.profile)
             #expect(try await store.tokens(role: .admin).count == 1)
+            // The change feed and the webhooks keep nothing of hers, all of his.
+            #expect(try await store.changes(after: 0, scope: .owner(Self.ada), limit: 100).isEmpty)
+            let feed = try await store.changes(after: 0, scope: .all, limit: 100)
+            #expect(!feed.isEmpty && feed.allSatisfy { $0.reservation.owner == Self.bob })
+            #expect(bobAfter.changes == bobBefore.changes)
+            #expect(try await store.webhooks().map(\.url).sorted() == ["https://hooks.example/BOB77", "https://hooks.example/all"])
+            let deliveries = try await store.deliveries(webhookID: nil, state: nil, limit: 100)
+            #expect(deliveries.count == 2 && deliveries.allSatisfy { delivery in
+                feed.contains { $0.position == delivery.position } })
 
             // Forgetting again finds nothing.
             #expect(try await store.forget(Self.ada).total == 0)
@@ -238,6 +267,9 @@ struct OwnerRecordsTests {
             let report = try await store.prune(cutoffs)
             #expect(report.reservations == 2)
             #expect(report.versions == 1)
+            // Their copies in the outbox go with them: OLD created and updated, BARE created.
+            #expect(report.changeEvents == 3)
+            #expect(try await store.changes(after: 0, scope: .all, limit: 100).map(\.reservation.itemReference) == ["LATER"])
             #expect(report.decisionLogEntries == 1)
             #expect(report.spooledMessages == 1)
             #expect(try await store.list(owner: Sample.owner).map(\.itemReference) == ["LATER"])

@@ -42,6 +42,15 @@ struct StoreCopyTests {
         _ = try await store.setSenderDecision(.ask, domain: "other.example", owner: Sample.bob)
         let first = try #require(try await store.list(owner: Sample.owner).first)
         _ = try await store.decide(.accept, reservation: first.id, owner: Sample.owner)
+        // A subscription with a delivery made, and changes after it.
+        _ = try await store.addWebhook(
+            url: "https://hooks.example/a", owner: Sample.bob, domain: nil, types: [.cancelled],
+            secret: WebhookStoreTests.secret, by: "alice")
+        _ = try await store.apply(Sample.flight(item: "B9C8-3", owner: Sample.bob, status: .cancelled))
+        _ = try await store.queueDeliveries(limit: 10)
+        let due = try await store.dueDeliveries(at: clock.now, limit: 10)
+        try await store.recordDeliveryAttempts(
+            due.map { DeliveryAttempt(deliveryID: $0.delivery.id, state: .pending, nextAttemptAt: clock.now + 5, status: 500, error: "webhook.http-status", at: clock.now) })
     }
 
     @Test func sqliteToPostgresToSQLiteKeepsTheDigest() async throws {
@@ -66,6 +75,13 @@ struct StoreCopyTests {
                     #expect(next.id == 4)
                     let nextThere = try await middle.append(DecisionLogTests.entry(hours: 9, domain: Sample.domain))
                     #expect(nextThere.id == 4)
+                    // The change feed goes on where it was: readers' cursors hold.
+                    let lastPosition = try await source.latestChangePosition()
+                    #expect(try await back.changes(after: 0, scope: .all, limit: 100) == (try await source.changes(after: 0, scope: .all, limit: 100)))
+                    _ = try await back.apply(Sample.flight(item: "NEW"))
+                    #expect(try await back.latestChangePosition() == lastPosition + 1)
+                    _ = try await middle.apply(Sample.flight(item: "NEW"))
+                    #expect(try await middle.latestChangePosition() == lastPosition + 1)
                 }
             }
         }

@@ -4,7 +4,8 @@ package import Store
 /// Everything the gateway holds about one owner, as one JSON document (`gateway owners export`,
 /// `GET /v1/owners/{o}/export`; issue 16): their reservations with every version and its provenance and their
 /// consent, their sender decisions and profile, the decision-log entries naming them, messages spooled for them,
-/// and the tokens issued to them (never a secret, nor its hash).
+/// the tokens issued to them (never a secret, nor its hash), the change events about their reservations and the
+/// webhook subscriptions for them.
 package struct OwnerExport: Codable, Sendable {
     /// A message waiting in the spool for them, with its bytes (base64), exactly as received.
     package struct SpooledCopy: Codable, Sendable {
@@ -38,6 +39,31 @@ package struct OwnerExport: Codable, Sendable {
     package var decisionLog: [DecisionLogEntry]
     package var spooledMessages: [SpooledCopy]
     package var tokens: [AccessToken]
+    /// The change events about their reservations, as the change feed and webhooks carried them, by position.
+    package var changes: [ChangeMessage]
+    /// Webhook subscriptions for their reservations alone (never a secret).
+    package var webhooks: [Subscription]
+
+    /// A webhook subscription as the API shows one.
+    package struct Subscription: Codable, Sendable {
+        package var id: Int64
+        package var url: String
+        package var owner: OwnerAddress?
+        package var domain: String?
+        package var types: [ChangeKind]
+        package var createdAt: Date
+        package var createdBy: String
+
+        init(_ webhook: Webhook) {
+            id = webhook.id
+            url = webhook.url
+            owner = webhook.owner
+            domain = webhook.domain
+            types = webhook.types
+            createdAt = webhook.createdAt
+            createdBy = webhook.createdBy
+        }
+    }
 
     package init(_ records: OwnerRecords, exportedAt: Date) {
         owner = records.owner
@@ -57,5 +83,7 @@ package struct OwnerExport: Codable, Sendable {
         decisionLog = records.decisionLog.map { $0.keepingOnly(records.owner) }
         spooledMessages = records.spooledMessages.map(SpooledCopy.init)
         tokens = records.tokens
+        changes = records.changes.map(ChangeMessage.init)
+        webhooks = records.webhooks.map(Subscription.init)
     }
 }

@@ -1,16 +1,27 @@
 import Foundation
-@testable import ICalendar
+@testable import Publishing
 import Reservations
 import Store
 import Testing
 
 @Suite("iCalendar feed (RFC 5545)")
 struct CalendarFeedTests {
+    /// A time as the resolver reads one with an offset (`2027-03-04T20:15:00-08:00`), or a date alone.
     func time(_ text: String, instant: TimeInterval?, dateOnly: Bool = false) -> ReservationTime {
-        ReservationTime(
+        var offset: Int?
+        if !dateOnly, text.count == 25, let hours = Int(text.suffix(6).prefix(3)), let minutes = Int(text.suffix(2)) {
+            offset = hours * 3600 + (hours < 0 ? -minutes : minutes) * 60
+        }
+        return ReservationTime(
             original: text, resolved: text, isDateOnly: dateOnly, localDate: String(text.prefix(10)),
             localTime: dateOnly ? nil : String(text.dropFirst(11).prefix(5)), zone: .given,
-            instant: instant.map(Date.init(timeIntervalSince1970:)), utcOffsetSeconds: nil, timeZoneIdentifier: nil)
+            instant: instant.map(Date.init(timeIntervalSince1970:)), utcOffsetSeconds: offset, timeZoneIdentifier: nil)
+    }
+
+    /// The lines of a feed, without TZNAME (an abbreviation some platforms' zone data does not have: it is written
+    /// only when there is one).
+    func lines(_ feed: String) -> [String] {
+        feed.components(separatedBy: "\r\n").filter { !$0.hasPrefix("TZNAME:") }
     }
 
     func flight(status: Reservation.Status = .confirmed) -> Reservation {
@@ -54,7 +65,7 @@ struct CalendarFeedTests {
         #expect(feed.components(separatedBy: "BEGIN:VEVENT").count == 3)
         #expect(feed.contains("STATUS:CONFIRMED"))
         #expect(feed.contains("STATUS:TENTATIVE"))
-        let hidden = CalendarFeed.render([accepted, suggested, declined], suggested: .hidden)
+        let hidden = CalendarFeed.render([accepted, suggested, declined], options: .init(suggested: .hidden))
         #expect(hidden.components(separatedBy: "BEGIN:VEVENT").count == 2)
         #expect(!hidden.contains("TENTATIVE"))
         // A cancellation shows as cancelled whatever the consent, unless declined.
@@ -71,15 +82,19 @@ struct CalendarFeedTests {
         #expect(stamped.contains("SEQUENCE:0"))
     }
 
-    @Test("A confirmed flight is one VEVENT with UTC times, a title, a location and CRLF lines")
+    @Test("A confirmed flight is one VEVENT with local times in the airports' zones, a title, a location and CRLF lines")
     func confirmedFlight() throws {
         var record = try stored(flight())
         record.updatedAt = Date(timeIntervalSince1970: 1_800_000_000)
         let feed = CalendarFeed.render([record])
         #expect(feed.hasPrefix("BEGIN:VCALENDAR\r\nVERSION:2.0\r\n"))
         #expect(feed.hasSuffix("END:VCALENDAR\r\n"))
-        #expect(feed.contains("\r\nDTSTART:20270305T041500Z\r\n"))
-        #expect(feed.contains("\r\nDTEND:20270305T113000Z\r\n"))
+        // SFO and EWR, whose zones have the offsets the sender wrote at those instants.
+        #expect(feed.contains("\r\nDTSTART;TZID=America/Los_Angeles:20270304T201500\r\n"))
+        #expect(feed.contains("\r\nDTEND;TZID=America/New_York:20270305T063000\r\n"))
+        #expect(feed.contains("\r\nBEGIN:VTIMEZONE\r\nTZID:America/Los_Angeles\r\n"))
+        #expect(feed.contains("\r\nBEGIN:VTIMEZONE\r\nTZID:America/New_York\r\n"))
+        #expect(feed.contains("\r\nREFRESH-INTERVAL;VALUE=DURATION:PT15M\r\nX-PUBLISHED-TTL:PT15M\r\n"))
         #expect(feed.contains("\r\nSUMMARY:Flight UA110 SFO → EWR\r\n"))
         #expect(feed.contains("\r\nLOCATION:San Francisco\\, International\r\n"))
         #expect(feed.contains("\r\nSTATUS:CONFIRMED\r\nDTSTART"))
@@ -130,6 +145,89 @@ struct CalendarFeedTests {
         let folded = CalendarFeed.fold(line)
         for physical in folded.components(separatedBy: "\r\n") { #expect(physical.utf8.count <= 75) }
         #expect(folded.replacingOccurrences(of: "\r\n ", with: "") == line)
+    }
+
+    @Test("An offset that is not the place's zone's stays UTC; a time without an offset or a place stays floating")
+    func zonesOnlyWhereKnown() throws {
+        var wrongOffset = flight()
+        // SFO is at -08:00 on that day: +01:00 cannot be Los Angeles time.
+        wrongOffset.startTime = time("2027-03-05T05:15:00+01:00", instant: 1_804_220_100)
+        wrongOffset.endTime = nil
+        let utcFeed = CalendarFeed.render([try stored(wrongOffset)])
+        #expect(utcFeed.contains("\r\nDTSTART:20270305T041500Z\r\n"))
+        #expect(!utcFeed.contains("VTIMEZONE"))
+
+        var floating = Reservation(kind: .restaurant)
+        floating.reservationId = "T1"
+        floating.name = "Somewhere"
+        floating.startTime = ReservationTime(
+            original: "2027-03-04T19:30:00", resolved: "2027-03-04T19:30:00", isDateOnly: false, localDate: "2027-03-04",
+            localTime: "19:30:00", zone: .floating, instant: nil, utcOffsetSeconds: nil, timeZoneIdentifier: nil)
+        let floatingFeed = CalendarFeed.render([try stored(floating, item: "T1")])
+        #expect(floatingFeed.contains("\r\nDTSTART:20270304T193000\r\nDURATION:PT2H\r\n"))
+    }
+
+    @Test("An inferred zone is used as inferred; its VTIMEZONE has the change in effect and the later ones")
+    func inferredZone() throws {
+        var train = Reservation(kind: .train)
+        train.reservationId = "B9C8"
+        train.tripNumber = "812"
+        var oslo = Place(name: "Oslo S")
+        oslo.address = Place.Address(streetAddress: "Jernbanetorget 1", addressLocality: "Oslo", postalCode: "0154", addressCountry: "NO", countryCode: "NO")
+        oslo.geo = Place.Geo(latitude: 59.910_848, longitude: 10.752_250)
+        train.departure = oslo
+        train.arrival = Place(name: "Bergen stasjon")
+        train.url = "https://nordic-rail.example/b/B9C8"
+        train.startTime = ReservationTime(
+            original: "2026-06-26T08:25:00", resolved: "2026-06-26T08:25:00+02:00", isDateOnly: false,
+            localDate: "2026-06-26", localTime: "08:25:00", zone: .inferred, instant: Date(timeIntervalSince1970: 1_782_455_100),
+            utcOffsetSeconds: 7200, timeZoneIdentifier: "Europe/Oslo")
+        // Arrival in winter: both offsets of the zone appear.
+        train.endTime = ReservationTime(
+            original: "2026-12-26T15:10:00", resolved: "2026-12-26T15:10:00+01:00", isDateOnly: false,
+            localDate: "2026-12-26", localTime: "15:10:00", zone: .inferred, instant: Date(timeIntervalSince1970: 1_798_294_200),
+            utcOffsetSeconds: 3600, timeZoneIdentifier: "Europe/Oslo")
+        let feed = CalendarFeed.render([try stored(train, item: "B9C8")], options: .init(refreshInterval: 3600, name: "Eva's trips"))
+        #expect(feed.contains("\r\nDTSTART;TZID=Europe/Oslo:20260626T082500\r\n"))
+        #expect(feed.contains("\r\nDTEND;TZID=Europe/Oslo:20261226T151000\r\n"))
+        #expect(feed.contains("\r\nLOCATION:Oslo S\\, Jernbanetorget 1\\, 0154 Oslo\\, NO\r\n"))
+        #expect(feed.contains("\r\nGEO:59.910848;10.75225\r\n"))
+        #expect(feed.contains("\r\nURL:https://nordic-rail.example/b/B9C8\r\n"))
+        #expect(feed.contains("\r\nNAME:Eva's trips\r\nX-WR-CALNAME:Eva's trips\r\nREFRESH-INTERVAL;VALUE=DURATION:PT1H\r\n"))
+        // The VTIMEZONE: summer time in effect since 2026-03-29 01:00 UTC (02:00 local before the change), winter time
+        // from 2026-10-25.
+        let expected = [
+            "BEGIN:VTIMEZONE", "TZID:Europe/Oslo",
+            "BEGIN:DAYLIGHT", "DTSTART:20260329T020000", "TZOFFSETFROM:+0100", "TZOFFSETTO:+0200", "END:DAYLIGHT",
+            "BEGIN:STANDARD", "DTSTART:20261025T030000", "TZOFFSETFROM:+0200", "TZOFFSETTO:+0100", "END:STANDARD",
+            "END:VTIMEZONE",
+        ].joined(separator: "\r\n")
+        #expect(lines(feed).joined(separator: "\r\n").contains(expected))
+    }
+
+    @Test("A zone without changes is one STANDARD observance from 1970")
+    func zoneWithoutChanges() {
+        let lines = CalendarFeed.timeZone(
+            TimeZone(identifier: "Asia/Tokyo")!, identifier: "Asia/Tokyo", covering: [Date(timeIntervalSince1970: 1_800_000_000)])
+        #expect(lines.filter { !$0.hasPrefix("TZNAME:") } == [
+            "BEGIN:VTIMEZONE", "TZID:Asia/Tokyo", "BEGIN:STANDARD", "DTSTART:19700101T000000", "TZOFFSETFROM:+0900",
+            "TZOFFSETTO:+0900", "END:STANDARD", "END:VTIMEZONE",
+        ])
+    }
+
+    @Test("Durations and offsets in RFC 5545's forms", arguments: [
+        (900.0, "PT15M"), (3600, "PT1H"), (5400, "PT1H30M"), (86_400, "P1D"), (90, "PT1M30S"),
+    ])
+    func durations(seconds: Double, expected: String) {
+        #expect(CalendarFeed.duration(seconds) == expected)
+    }
+
+    @Test func offsets() {
+        #expect(CalendarFeed.offset(-28_800) == "-0800")
+        #expect(CalendarFeed.offset(19_800) == "+0530")
+        #expect(CalendarFeed.offset(0) == "+0000")
+        #expect(CalendarFeed.coordinate(-0.000_000_1) == "0")
+        #expect(CalendarFeed.coordinate(37.5) == "37.5")
     }
 
     @Test("UTC formatting around the epoch and leap days", arguments: [
