@@ -73,8 +73,8 @@ struct AdmissionEndToEndTests {
             // Suggested until Eva accepts it (issue 16): tentative, then confirmed.
             #expect(first.status == "TENTATIVE")
             #expect(first.sequence == 0)
-            #expect(first.dtstart == "2027-03-05T04:15:00+00:00")
-            #expect(first.dtend == "2027-03-05T11:30:00+00:00")
+            #expect(first.dtstart == "2027-03-04T20:15:00-08:00")  // in the departure airport's zone (TZID)
+            #expect(first.dtend == "2027-03-05T06:30:00-05:00")
             let record = try #require(try await cli.reservations(owner: Self.eva).first)
             #expect(try await cli.run(["owners", "accept", Self.eva, String(record.id)]).status == 0)
             #expect(try await cli.calendar(owner: Self.eva).events.first?.status == "CONFIRMED")
@@ -109,7 +109,7 @@ struct AdmissionEndToEndTests {
             #expect(second.uid == first.uid)
             #expect(second.sequence == 1)
             #expect(second.status == "CONFIRMED")
-            #expect(second.dtstart == "2027-03-05T05:05:00+00:00")
+            #expect(second.dtstart == "2027-03-04T21:05:00-08:00")
 
             // An older email arriving late (the first confirmation again) is stale, not a rollback.
             let (late, _) = try await cli.ingest(confirmation)
