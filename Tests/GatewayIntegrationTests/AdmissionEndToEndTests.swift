@@ -72,8 +72,8 @@ struct AdmissionEndToEndTests {
             #expect(first.summary == "Flight UA110 SFO → JFK")
             #expect(first.status == "CONFIRMED")
             #expect(first.sequence == 0)
-            #expect(first.dtstart == "2027-03-05T04:15:00+00:00")
-            #expect(first.dtend == "2027-03-05T11:30:00+00:00")
+            #expect(first.dtstart == "2027-03-04T20:15:00-08:00")  // in the departure airport's zone (TZID)
+            #expect(first.dtend == "2027-03-05T06:30:00-05:00")
 
             // The same email again: unchanged, still version 1.
             let (again, againStatus) = try await cli.ingest(confirmation)
@@ -105,7 +105,7 @@ struct AdmissionEndToEndTests {
             #expect(second.uid == first.uid)
             #expect(second.sequence == 1)
             #expect(second.status == "CONFIRMED")
-            #expect(second.dtstart == "2027-03-05T05:05:00+00:00")
+            #expect(second.dtstart == "2027-03-04T21:05:00-08:00")
 
             // An older email arriving late (the first confirmation again) is stale, not a rollback.
             let (late, _) = try await cli.ingest(confirmation)
