@@ -40,7 +40,8 @@ extension IncomingReservation {
     /// ``ReservationContent/init(admitted:normalized:senderTime:flags:source:)``).
     package init(
         admitted reservation: Reservation, normalized: JSONValue, owner: OwnerAddress, sourceDomain: String,
-        senderTime: SenderTime?, flags: [String], source: String, warnings: [StoredPayload.Warning] = []
+        senderTime: SenderTime?, flags: [String], source: String, warnings: [StoredPayload.Warning] = [],
+        bookingParts: BookingParts? = nil
     ) {
         self.init(
             key: ReservationKey(
@@ -49,6 +50,6 @@ extension IncomingReservation {
             content: ReservationContent(
                 admitted: reservation, normalized: normalized, senderTime: senderTime, flags: flags, source: source,
                 warnings: warnings),
-            warnings: warnings.map(\.code))
+            warnings: warnings.map(\.code), bookingParts: bookingParts)
     }
 }
