@@ -108,7 +108,8 @@ package struct Ingestor: Sendable {
         diagnostics += graph.diagnostics.filter { $0.severity == .error }.map { "\($0.code)\($0.path.isEmpty ? "" : " \($0.path)")" }
 
         // Resolve, then admit.
-        let resolutions = Array(resolver.resolve(graph).prefix(policy.limits.maxReservationsPerDocument))
+        let document = resolver.resolveDocument(graph)
+        let resolutions = Array(document.resolutions.prefix(policy.limits.maxReservationsPerDocument))
         // Mail that carries no markup — no reservation, no broken markup, no extraction failure — is answered and
         // counted, never logged: nothing of its identity (Message-ID, addresses, subject) is kept (issue 15).
         if !dryRun && resolutions.isEmpty && !markupInUnsignedTail && diagnostics.isEmpty {
@@ -119,7 +120,9 @@ package struct Ingestor: Sendable {
         let active = try await flags.active()
         let decision = AdmissionDecision(
             source: .email(authentication), resolutions: resolutions, owners: owners, registration: registration,
-            flags: active, policy: policy, markupInUnsignedTail: markupInUnsignedTail, now: environment.now(),
+            flags: active, policy: policy, markupInUnsignedTail: markupInUnsignedTail,
+            listsEveryReservation: document.listsEveryReservation(within: policy.limits.maxReservationsPerDocument),
+            now: environment.now(),
             sourceDescription: authentication.messageID ?? source)
         let origin = Provenance.Source(
             channel: channel, sourceDomain: decision.sourceDomain?.ascii ?? "",
@@ -193,6 +196,7 @@ package struct Ingestor: Sendable {
         }
 
         var outcomes: [String: (String, Int?)] = [:]
+        var superseded: [ReservationOutcomeRecord] = []
         if !dryRun {
             var entry = DecisionLogEntry(
                 time: environment.now(), channel: channel, sourceDomain: decision.sourceDomain?.ascii, source: source,
@@ -216,8 +220,12 @@ package struct Ingestor: Sendable {
                 if spoolID != nil { report.spoolID = nil }
             }
             report.logID = entry.id
-            // The store appends one outcome per admitted item, in order (a blocked one without its reference).
-            let recorded = decision.verdict == .deferred ? [] : Array(entry.reservations.suffix(admitted.count))
+            superseded = entry.reservations.filter { $0.codes.contains(LifecyclePlan.supersededCode) }
+            // The store appends one outcome per admitted item, in order (a blocked one without its reference), each
+            // followed by the records it superseded.
+            let recorded =
+                decision.verdict == .deferred
+                ? [] : Array(entry.reservations.filter { !$0.codes.contains(LifecyclePlan.supersededCode) }.suffix(admitted.count))
             for (item, record) in zip(admitted, recorded) {
                 guard let outcome = record.outcome else { continue }
                 let version: Int? = if case .updated(let version) = outcome { version } else { nil }
@@ -239,7 +247,24 @@ package struct Ingestor: Sendable {
                 owners: item.admitted.map(\.owner), codes: item.codes,
                 warnings: item.resolution.diagnostics.filter { $0.severity == .warning }.map(\.code.rawValue))
         }
+        report.items += Self.supersededItems(in: superseded)
         return report
+    }
+
+    /// The records a re-booking superseded, one report item per record (several owners: one item naming them all).
+    static func supersededItems(in records: [ReservationOutcomeRecord]) -> [IngestionReport.Item] {
+        var order: [String] = []
+        var owners: [String: [OwnerAddress]] = [:]
+        for record in records {
+            if owners[record.itemReference] == nil { order.append(record.itemReference) }
+            if let owner = record.owner { owners[record.itemReference, default: []].append(owner) }
+        }
+        return order.map { reference in
+            IngestionReport.Item(
+                kind: nil, containerReference: nil, itemReference: reference,
+                summary: "\(reference): no longer in the booking, superseded by this confirmation", outcome: "cancelled",
+                version: nil, owners: owners[reference] ?? [], codes: [LifecyclePlan.supersededCode], warnings: [])
+        }
     }
 
     /// A document refused before authentication (too large, not a message, a page not fetched).

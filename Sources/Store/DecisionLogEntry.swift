@@ -67,23 +67,30 @@ package struct DecisionLogEntry: Codable, Hashable, Sendable, Identifiable {
 
 extension DecisionLogEntry {
     /// This entry with the outcome of each of `reservations` appended (the owner and item named, with the item's
-    /// warnings), in order: what
-    /// every backend's `ingest` writes to the log, in the transaction that applied them.
+    /// warnings), in order, each followed by the records its plan superseded (cancelled, with
+    /// ``LifecyclePlan/supersededCode``): what every backend's `ingest` writes to the log, in the transaction that
+    /// applied them.
     ///
     /// An item the owner's block kept out is logged without its content: the owner and the outcome only, the item
     /// reference withheld (``ReservationOutcomeRecord/withheld``), with the code `consent.sender-blocked`.
-    package func recording(_ outcomes: [LifecycleOutcome], of reservations: [IncomingReservation]) -> DecisionLogEntry {
+    package func recording(_ plans: [LifecyclePlan], of reservations: [IncomingReservation]) -> DecisionLogEntry {
         var entry = self
-        for (item, outcome) in zip(reservations, outcomes) {
-            if outcome == .blocked {
+        for (item, plan) in zip(reservations, plans) {
+            if plan.outcome == .blocked {
                 entry.reservations.append(
                     ReservationOutcomeRecord(
-                        itemReference: ReservationOutcomeRecord.withheld, owner: item.owner, outcome: outcome,
+                        itemReference: ReservationOutcomeRecord.withheld, owner: item.owner, outcome: plan.outcome,
                         codes: [ReservationOutcomeRecord.senderBlocked]))
-            } else {
+                continue
+            }
+            entry.reservations.append(
+                ReservationOutcomeRecord(
+                    itemReference: item.itemReference, owner: item.owner, outcome: plan.outcome, codes: item.warnings))
+            for superseded in plan.superseded {
                 entry.reservations.append(
                     ReservationOutcomeRecord(
-                        itemReference: item.itemReference, owner: item.owner, outcome: outcome, codes: item.warnings))
+                        itemReference: superseded, owner: item.owner, outcome: .cancelled(count: 1),
+                        codes: [LifecyclePlan.supersededCode]))
             }
         }
         return entry

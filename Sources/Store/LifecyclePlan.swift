@@ -124,10 +124,18 @@ package struct LifecycleReads: Hashable, Sendable {
 package struct LifecyclePlan: Hashable, Sendable {
     package var writes: [LifecycleWrite]
     package var outcome: LifecycleOutcome
+    /// The item references of the records of the booking this plan marks cancelled because the incoming
+    /// confirmation lists the whole booking without them (re-booked: ``ReservationLifecycle``). Reported in the
+    /// decision log beside the incoming item, with the code ``supersededCode``.
+    package var superseded: [String]
 
-    package init(writes: [LifecycleWrite] = [], outcome: LifecycleOutcome) {
+    /// The code written beside each record a re-booking superseded.
+    package static let supersededCode = "lifecycle.superseded"
+
+    package init(writes: [LifecycleWrite] = [], outcome: LifecycleOutcome, superseded: [String] = []) {
         self.writes = writes
         self.outcome = outcome
+        self.superseded = superseded
     }
 
     /// Whether executing it appends change events (the feed's readers are then woken once it commits).

@@ -65,7 +65,7 @@ extension IncomingReservation {
     package init(
         admitted reservation: Reservation, normalized: JSONValue, owner: OwnerAddress, sourceDomain: String,
         senderTime: SenderTime?, flags: [String], source: String, warnings: [StoredPayload.Warning] = [],
-        provenance: Provenance = Provenance()
+        bookingParts: BookingParts? = nil, provenance: Provenance = Provenance()
     ) {
         self.init(
             key: ReservationKey(
@@ -74,6 +74,7 @@ extension IncomingReservation {
             content: ReservationContent(
                 admitted: reservation, normalized: normalized, senderTime: senderTime, flags: flags, source: source,
                 warnings: warnings, provenance: provenance),
-            underName: ReservationContent.underName(of: reservation), warnings: warnings.map(\.code))
+            underName: ReservationContent.underName(of: reservation), warnings: warnings.map(\.code),
+            bookingParts: bookingParts)
     }
 }

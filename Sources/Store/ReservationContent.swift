@@ -79,15 +79,23 @@ package struct IncomingReservation: Codable, Hashable, Sendable {
     /// Codes worth the sender's attention (a link dropped from the markup), written beside this item's outcome in the
     /// decision log; not part of the stored content.
     package var warnings: [String]
+    /// Every part of this item's booking, when the document it came from evidently lists the whole booking
+    /// (MARKUP.md, "Re-bookings"; `BookingListing`); nil otherwise. A confirmation that carries them supersedes the
+    /// live records of its booking it no longer lists (``ReservationLifecycle``).
+    package var bookingParts: BookingParts?
 
-    package init(key: ReservationKey, content: ReservationContent, underName: String? = nil, warnings: [String] = []) {
+    package init(
+        key: ReservationKey, content: ReservationContent, underName: String? = nil, warnings: [String] = [],
+        bookingParts: BookingParts? = nil
+    ) {
         self.key = key
         self.content = content
         self.underName = underName
         self.warnings = warnings
+        self.bookingParts = bookingParts
     }
 
-    private enum CodingKeys: String, CodingKey { case key, content, underName, warnings }
+    private enum CodingKeys: String, CodingKey { case key, content, underName, warnings, bookingParts }
 
     package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -95,11 +103,26 @@ package struct IncomingReservation: Codable, Hashable, Sendable {
         content = try container.decode(ReservationContent.self, forKey: .content)
         underName = try container.decodeIfPresent(String.self, forKey: .underName)
         warnings = try container.decodeIfPresent([String].self, forKey: .warnings) ?? []
+        bookingParts = try container.decodeIfPresent(BookingParts.self, forKey: .bookingParts)
     }
 
     package var owner: OwnerAddress { key.owner }
     package var sourceDomain: String { key.sourceDomain }
     package var itemReference: String { key.itemReference }
+}
+
+/// The parts of a booking a document lists whole: what a re-booking supersedes the others by.
+package struct BookingParts: Codable, Hashable, Sendable {
+    /// The item reference of each part listed.
+    package var itemReferences: [String]
+    /// Whom the listed parts are for (`Reservation.passengerKey`: normalized names, empty for none). A record for
+    /// someone else is not superseded: some senders write one email per passenger of a booking.
+    package var passengers: [String]
+
+    package init(itemReferences: [String], passengers: [String]) {
+        self.itemReferences = itemReferences
+        self.passengers = passengers
+    }
 }
 
 /// The current version of one reservation item, as the store keeps it and calendars read it.

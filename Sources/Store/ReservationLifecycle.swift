@@ -1,4 +1,5 @@
 package import Foundation
+import Reservations
 
 /// The lifecycle rules of DESIGN.md "Identity and lifecycle", once, for every backend: given an incoming item and what
 /// is stored at its key and in its container, ``plan(for:state:now:)`` returns the writes and the outcome. A backend
@@ -24,6 +25,10 @@ package import Foundation
 ///   already stored still is, so that no calendar keeps showing a cancelled booking.
 /// - A declined record takes no update (``LifecycleOutcome/declined``) but its cancellation.
 /// - An update leaves the consent as it is.
+/// - A confirmation from a document that evidently lists the whole booking (``IncomingReservation/bookingParts``)
+///   supersedes the booking's live records it no longer lists (a passenger moved to another flight): each is marked
+///   cancelled in the same plan, reported as ``LifecyclePlan/superseded``, unless it is newer than the confirmation.
+///   A cancellation never supersedes: a notice that one part is cancelled says nothing about the others.
 /// - Every write a reader of the record can see (a creation, a new version) is followed by a change event in the
 ///   outbox, in the same plan: created, updated, or cancelled when the record became cancelled
 ///   (``LifecycleWrite/recordChange(key:kind:at:channel:)``). A newer sender time alone is not a change.
@@ -33,7 +38,8 @@ package enum ReservationLifecycle {
         LifecycleReads(
             owner: incoming.owner, sourceDomain: incoming.sourceDomain, itemReference: incoming.itemReference,
             containerReference: incoming.content.containerReference,
-            wholeContainer: incoming.content.isMinimalCancellation, ownerNames: incoming.underName != nil)
+            wholeContainer: incoming.content.isMinimalCancellation || supersedes(incoming),
+            ownerNames: incoming.underName != nil)
     }
 
     /// The writes and the outcome for `incoming`.
@@ -43,6 +49,58 @@ package enum ReservationLifecycle {
     ///   - channel: How the item arrived, for the change events' provenance (nil for a direct `apply`).
     package static func plan(
         for incoming: IncomingReservation, state: LifecycleState, now: Date, channel: IngestionChannel? = nil
+    ) -> LifecyclePlan {
+        var plan = itemPlan(for: incoming, state: state, now: now, channel: channel)
+        // A blocked sender's confirmation changes nothing stored for this owner, not even by superseding.
+        if supersedes(incoming), plan.outcome != .stale, plan.outcome != .blocked, let parts = incoming.bookingParts {
+            supersede(notIn: parts, by: incoming, of: state.container, now: StoreTime.truncated(now), channel: channel, into: &plan)
+        }
+        return plan
+    }
+
+    /// Whether `incoming` may supersede parts of its booking: a confirmation (not a cancellation) from a document that
+    /// lists the whole booking.
+    static func supersedes(_ incoming: IncomingReservation) -> Bool {
+        incoming.bookingParts != nil && incoming.content.status != .cancelled && !incoming.content.isMinimalCancellation
+    }
+
+    /// Marks cancelled each live record of the booking that `parts` does not list, for one of the passengers it
+    /// lists, and that is not newer than `incoming` (its payload kept; the status is what changes, as for a minimal
+    /// cancellation). A record whose payload cannot be read is left alone.
+    static func supersede(
+        notIn parts: BookingParts, by incoming: IncomingReservation, of records: [StoredVersion], now: Date,
+        channel: IngestionChannel?, into plan: inout LifecyclePlan
+    ) {
+        let confirmation = incoming.content
+        let listed = Set(parts.itemReferences)
+        let passengers = Set(parts.passengers)
+        for record in records {
+            guard !listed.contains(record.itemReference), record.itemReference != incoming.itemReference,
+                !record.content.isMinimalCancellation, record.content.status != .cancelled,
+                !isOlder(confirmation.senderTime, than: record.content.senderTime),
+                let stored = try? JSONDecoder().decode(StoredPayload.self, from: record.content.payload),
+                passengers.contains(stored.reservation.passengerKey)
+            else { continue }
+            var written = record.content
+            written.status = .cancelled
+            written.senderTime = confirmation.senderTime ?? record.content.senderTime
+            written.flags = confirmation.flags
+            written.source = confirmation.source
+            written.provenance = confirmation.provenance
+            let key = ReservationKey(
+                owner: incoming.owner, sourceDomain: incoming.sourceDomain, itemReference: record.itemReference)
+            plan.writes += [
+                .archive(recordID: record.id),
+                .overwrite(recordID: record.id, version: record.version + 1, content: written, at: now, cancelledAt: now),
+                .recordChange(key: key, kind: .cancelled, at: now, channel: channel),
+            ]
+            plan.superseded.append(record.itemReference)
+        }
+    }
+
+    /// The writes and the outcome for `incoming` itself.
+    static func itemPlan(
+        for incoming: IncomingReservation, state: LifecycleState, now: Date, channel: IngestionChannel?
     ) -> LifecyclePlan {
         let now = StoreTime.truncated(now)
         let content = incoming.content
