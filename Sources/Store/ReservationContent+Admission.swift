@@ -50,6 +50,15 @@ extension IncomingReservation {
             content: ReservationContent(
                 admitted: reservation, normalized: normalized, senderTime: senderTime, flags: flags, source: source,
                 warnings: warnings),
-            warnings: warnings.map(\.code), bookingParts: bookingParts)
+            warnings: warnings.map(\.code), bookingParts: bookingParts, part: PartIdentity(reservation))
+    }
+}
+
+extension PartIdentity {
+    /// The part `reservation` is, or nil when nothing tells its part apart (a minimal cancellation, a reservation
+    /// without the values its kind is told apart by).
+    package init?(_ reservation: Reservation) {
+        guard !reservation.isMinimalCancellation, let key = reservation.partKey else { return nil }
+        self.init(kind: reservation.kind.rawValue, partKey: key, passenger: reservation.passengerKey)
     }
 }
