@@ -170,7 +170,9 @@ package struct AdmissionDecision: Sendable {
         if listsEveryReservation {
             for listing in BookingListing.listings(of: resolutions) where listing.listsWholeBooking {
                 wholeBookings[listing.containerReference] = BookingParts(
-                    itemReferences: listing.parts.map(\.itemReference), passengers: listing.passengers)
+                    itemReferences: listing.parts.map(\.itemReference), passengers: listing.passengers,
+                    parts: resolutions.compactMap(\.reservation)
+                        .filter { $0.containerReference == listing.containerReference }.compactMap(PartIdentity.init))
             }
         }
         let items: [Item] = resolutions.map { original in

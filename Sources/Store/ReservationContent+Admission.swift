@@ -75,6 +75,15 @@ extension IncomingReservation {
                 admitted: reservation, normalized: normalized, senderTime: senderTime, flags: flags, source: source,
                 warnings: warnings, provenance: provenance),
             underName: ReservationContent.underName(of: reservation), warnings: warnings.map(\.code),
-            bookingParts: bookingParts)
+            bookingParts: bookingParts, part: PartIdentity(reservation))
+    }
+}
+
+extension PartIdentity {
+    /// The part `reservation` is, or nil when nothing tells its part apart (a minimal cancellation, a reservation
+    /// without the values its kind is told apart by).
+    package init?(_ reservation: Reservation) {
+        guard !reservation.isMinimalCancellation, let key = reservation.partKey else { return nil }
+        self.init(kind: reservation.kind.rawValue, partKey: key, passenger: reservation.passengerKey)
     }
 }

@@ -83,19 +83,24 @@ package struct IncomingReservation: Codable, Hashable, Sendable {
     /// (MARKUP.md, "Re-bookings"; `BookingListing`); nil otherwise. A confirmation that carries them supersedes the
     /// live records of its booking it no longer lists (``ReservationLifecycle``).
     package var bookingParts: BookingParts?
+    /// Which part of its booking this is, whatever its item reference (nil where nothing tells parts apart): what
+    /// finds the record of the same part when a later document names it differently (a one-leg check-in reminder
+    /// for a leg a two-leg confirmation stored, ``ReservationLifecycle``).
+    package var part: PartIdentity?
 
     package init(
         key: ReservationKey, content: ReservationContent, underName: String? = nil, warnings: [String] = [],
-        bookingParts: BookingParts? = nil
+        bookingParts: BookingParts? = nil, part: PartIdentity? = nil
     ) {
         self.key = key
         self.content = content
         self.underName = underName
         self.warnings = warnings
         self.bookingParts = bookingParts
+        self.part = part
     }
 
-    private enum CodingKeys: String, CodingKey { case key, content, underName, warnings, bookingParts }
+    private enum CodingKeys: String, CodingKey { case key, content, underName, warnings, bookingParts, part }
 
     package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -104,6 +109,7 @@ package struct IncomingReservation: Codable, Hashable, Sendable {
         underName = try container.decodeIfPresent(String.self, forKey: .underName)
         warnings = try container.decodeIfPresent([String].self, forKey: .warnings) ?? []
         bookingParts = try container.decodeIfPresent(BookingParts.self, forKey: .bookingParts)
+        part = try container.decodeIfPresent(PartIdentity.self, forKey: .part)
     }
 
     package var owner: OwnerAddress { key.owner }
@@ -118,10 +124,28 @@ package struct BookingParts: Codable, Hashable, Sendable {
     /// Whom the listed parts are for (`Reservation.passengerKey`: normalized names, empty for none). A record for
     /// someone else is not superseded: some senders write one email per passenger of a booking.
     package var passengers: [String]
+    /// Each listed part as ``PartIdentity`` (where one tells it apart): a record of that part is listed even under
+    /// another item reference.
+    package var parts: [PartIdentity]
 
-    package init(itemReferences: [String], passengers: [String]) {
+    package init(itemReferences: [String], passengers: [String], parts: [PartIdentity] = []) {
         self.itemReferences = itemReferences
         self.passengers = passengers
+        self.parts = parts
+    }
+}
+
+/// One part of a booking as it is told apart from the others whatever the document that names it: its kind, its
+/// part key (`Reservation.partKey`: the leg, the stay, the ticket) and its passenger (`Reservation.passengerKey`).
+package struct PartIdentity: Codable, Hashable, Sendable {
+    package var kind: String
+    package var partKey: String
+    package var passenger: String
+
+    package init(kind: String, partKey: String, passenger: String) {
+        self.kind = kind
+        self.partKey = partKey
+        self.passenger = passenger
     }
 }
 

@@ -25,6 +25,9 @@ import Reservations
 ///   already stored still is, so that no calendar keeps showing a cancelled booking.
 /// - A declined record takes no update (``LifecycleOutcome/declined``) but its cancellation.
 /// - An update leaves the consent as it is.
+/// - An item with no record at its key is the record of the same part (kind, part key and passenger) stored under
+///   another item reference of its booking, when exactly one is: a one-part document names a part by the booking
+///   number, a document of several parts by longer references, and the part is one reservation either way.
 /// - A confirmation from a document that evidently lists the whole booking (``IncomingReservation/bookingParts``)
 ///   supersedes the booking's live records it no longer lists (a passenger moved to another flight): each is marked
 ///   cancelled in the same plan, reported as ``LifecyclePlan/superseded``, unless it is newer than the confirmation.
@@ -38,7 +41,10 @@ package enum ReservationLifecycle {
         LifecycleReads(
             owner: incoming.owner, sourceDomain: incoming.sourceDomain, itemReference: incoming.itemReference,
             containerReference: incoming.content.containerReference,
-            wholeContainer: incoming.content.isMinimalCancellation || supersedes(incoming),
+            wholeContainer: incoming.content.isMinimalCancellation || supersedes(incoming)
+                // A one-part document's item (its item reference is the booking number) may be a part stored under
+                // a longer reference: the booking's records are read to find it.
+                || (incoming.part != nil && incoming.itemReference == incoming.content.containerReference),
             ownerNames: incoming.underName != nil)
     }
 
@@ -50,12 +56,34 @@ package enum ReservationLifecycle {
     package static func plan(
         for incoming: IncomingReservation, state: LifecycleState, now: Date, channel: IngestionChannel? = nil
     ) -> LifecyclePlan {
+        // The same part under another item reference (a one-leg reminder for a leg a two-leg confirmation stored, or
+        // the reverse): the update is that record's.
+        var incoming = incoming
+        var state = state
+        if state.current == nil, let part = incoming.part, let record = record(of: part, in: state.container) {
+            incoming.key.itemReference = record.itemReference
+            state.current = record
+        }
         var plan = itemPlan(for: incoming, state: state, now: now, channel: channel)
         // A blocked sender's confirmation changes nothing stored for this owner, not even by superseding.
         if supersedes(incoming), plan.outcome != .stale, plan.outcome != .blocked, let parts = incoming.bookingParts {
             supersede(notIn: parts, by: incoming, of: state.container, now: StoreTime.truncated(now), channel: channel, into: &plan)
         }
         return plan
+    }
+
+    /// The one record of `records` that is `part` (its kind, part key and passenger, read from its payload), or nil
+    /// when none or several are.
+    static func record(of part: PartIdentity, in records: [StoredVersion]) -> StoredVersion? {
+        let matches = records.filter {
+            !$0.content.isMinimalCancellation && $0.content.kind == part.kind && Self.part(of: $0) == part
+        }
+        return matches.count == 1 ? matches[0] : nil
+    }
+
+    /// The part a stored record is, from its payload (nil when the payload cannot be read or tells no part apart).
+    static func part(of record: StoredVersion) -> PartIdentity? {
+        (try? JSONDecoder().decode(StoredPayload.self, from: record.content.payload)).flatMap { PartIdentity($0.reservation) }
     }
 
     /// Whether `incoming` may supersede parts of its booking: a confirmation (not a cancellation) from a document that
@@ -73,13 +101,15 @@ package enum ReservationLifecycle {
     ) {
         let confirmation = incoming.content
         let listed = Set(parts.itemReferences)
+        let listedParts = Set(parts.parts)
         let passengers = Set(parts.passengers)
         for record in records {
             guard !listed.contains(record.itemReference), record.itemReference != incoming.itemReference,
                 !record.content.isMinimalCancellation, record.content.status != .cancelled,
                 !isOlder(confirmation.senderTime, than: record.content.senderTime),
                 let stored = try? JSONDecoder().decode(StoredPayload.self, from: record.content.payload),
-                passengers.contains(stored.reservation.passengerKey)
+                passengers.contains(stored.reservation.passengerKey),
+                PartIdentity(stored.reservation).map({ !listedParts.contains($0) }) ?? true
             else { continue }
             var written = record.content
             written.status = .cancelled

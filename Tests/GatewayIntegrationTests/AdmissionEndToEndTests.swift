@@ -294,7 +294,7 @@ struct AdmissionEndToEndTests {
             let entry = try #require(try await cli.log(domain: "skyways.example").first { $0.id == second.logID })
             #expect(entry.reservations.contains { $0.itemReference == dropped && $0.codes == ["lifecycle.superseded"] })
 
-            // A check-in reminder for UA110 alone is not the whole booking: it supersedes nothing.
+            // A check-in reminder for UA110 alone is not the whole booking: it supersedes nothing (UA115 stays).
             var reminder = leg("110", "04", modified: "2026-11-21T08:00:00Z")
             reminder.checkinURL = "https://skyways.example/checkin/R3B00K"
             let remind = try await skyways.sign(
@@ -303,8 +303,11 @@ struct AdmissionEndToEndTests {
                 cli: cli, name: "reminder")
             let (third, _) = try await cli.ingest(remind)
             #expect(!third.items.contains { $0.codes.contains("lifecycle.superseded") }, "\(third.items)")
+            // It names UA110 by the booking number alone (a one-part document), and is the same part: UA110's record.
+            #expect(third.items.map(\.outcome) == ["updated"], "\(third.items)")
             let after = try await cli.reservations(owner: Self.eva)
-            #expect(after.filter { $0.status == "cancelled" }.map(\.itemReference) == [dropped], "\(after.map(\.itemReference))")
+            #expect(after.count == 3, "\(after.map(\.itemReference))")
+            #expect(after.filter { $0.status == "cancelled" }.map(\.itemReference) == [dropped])
         }
     }
 

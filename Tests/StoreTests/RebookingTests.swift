@@ -110,3 +110,59 @@ struct RebookingTests {
         }
     }
 }
+
+/// A part named differently by different documents of its booking is one record.
+@Suite("Store conformance: the same part under another item reference is one record, on every backend")
+struct SamePartTests {
+    /// Leg `flight` of booking RXJ34P for `passenger` as a one-part document names it (item reference: the booking
+    /// number) or as a document of several parts does.
+    static func leg(_ flight: String, passenger: String = "Eva Green", onePart: Bool, gate: String, sent hours: Double)
+        -> IncomingReservation
+    {
+        var reservation = Reservation(kind: .flight)
+        reservation.reservationId = RebookingTests.booking
+        reservation.containerReference = RebookingTests.booking
+        reservation.itemReference =
+            onePart ? RebookingTests.booking : "\(RebookingTests.booking)-\(flight)-2027-03-04-\(passenger.uppercased())"
+        reservation.flightNumber = flight
+        reservation.underName = passenger
+        reservation.startTime = ReservationTime(
+            original: "2027-03-04T09:05:00-05:00", resolved: "2027-03-04T09:05:00-05:00", isDateOnly: false,
+            localDate: "2027-03-04", localTime: "09:05:00", zone: .given, instant: nil, utcOffsetSeconds: -18_000,
+            timeZoneIdentifier: nil)
+        reservation.name = gate  // what changes between versions
+        return IncomingReservation(
+            admitted: reservation, normalized: .object([:]), owner: Sample.owner, sourceDomain: Sample.domain,
+            senderTime: SenderTime(Sample.time(hours), source: .messageDate), flags: [],
+            source: "<\(flight)-\(hours)@airline.example>")
+    }
+
+    @Test(arguments: StoreBackend.all) func aOnePartReminderUpdatesTheLegStoredByTheWholeBooking(backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
+            _ = try await store.apply([
+                Self.leg("UA110", onePart: false, gate: "A1", sent: 1),
+                Self.leg("UA110", passenger: "Tom Green", onePart: false, gate: "A1", sent: 1),
+            ])
+            // Eva's one-leg reminder, item reference RXJ34P: her UA110 record, version 2; Tom's untouched.
+            #expect(try await store.apply(Self.leg("UA110", onePart: true, gate: "B7", sent: 2)) == .updated(version: 2))
+            let records = try await store.list(owner: Sample.owner)
+            #expect(records.count == 2)
+            #expect(records.map(\.version).sorted() == [1, 2])
+            #expect(!records.contains { $0.itemReference == RebookingTests.booking })
+        }
+    }
+
+    @Test(arguments: StoreBackend.all) func aWholeBookingUpdatesTheLegAOnePartEmailStored(backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
+            #expect(try await store.apply(Self.leg("UA110", onePart: true, gate: "A1", sent: 1)) == .created)
+            // The booking grows a second leg: the document of two parts names UA110 by a longer reference.
+            let outcomes = try await store.apply([
+                Self.leg("UA110", onePart: false, gate: "B7", sent: 2), Self.leg("UA111", onePart: false, gate: "C3", sent: 2),
+            ])
+            #expect(outcomes == [.updated(version: 2), .created])
+            let records = try await store.list(owner: Sample.owner)
+            #expect(records.count == 2)
+            #expect(records.contains { $0.itemReference == RebookingTests.booking && $0.version == 2 })
+        }
+    }
+}
