@@ -89,10 +89,15 @@ extension Ingestor {
             requireOwner: !dryRun, documentTime: Self.pageTime(of: graph) ?? SenderTime(fetchedAt, source: .fetchTime),
             organizationalDomain: environment.publicSuffixes.organizationalDomain(of: host), now: fetchedAt,
             sourceDescription: source)
+        let origin = Provenance.Source(
+            channel: .web, sourceDomain: host.ascii, url: page.finalURL.absoluteString,
+            certificateSHA256: page.certificate?.sha256Fingerprint,
+            certificateVerified: page.certificate.map { _ in page.certificateVerified },
+            policy: environment.policy.name, admittedAt: fetchedAt)
         return try await record(
             decision, source: source, displaySource: url.absoluteString, channel: .web,
             contentHash: ContentHash.sha256Hex(page.body), dkim: nil, diagnostics: diagnostics, bytes: page.body,
-            givenOwners: owners, dryRun: dryRun, spoolID: nil)
+            givenOwners: owners, dryRun: dryRun, spoolID: nil, origin: origin)
     }
 
     /// The page's own time: schema.org `dateModified` of its `WebPage` (or `ItemPage`, `CheckoutPage`, ...) item, when
