@@ -55,7 +55,7 @@ extension GatewayApplication {
             }
             let history = try await services.storeCall { try await store.history(of: id) }
             var view = ReservationView(record)
-            view.history = history.map { "v\($0.version) \($0.status.rawValue) \($0.recordedAt.formatted(.iso8601))" }
+            view.setHistory(history)
             return try json(view)
         }
 
@@ -112,8 +112,8 @@ extension GatewayServices {
             return own
         case .admin:
             return asked
-        case .sender:
-            throw APIError.forbidden("a sender token submits; reading reservations needs the owner's token")
+        case .sender, .app:
+            throw APIError.forbidden("a sender or app token submits; reading reservations needs the owner's token")
         }
     }
 }

@@ -135,7 +135,7 @@ struct ReservationsCommand: AsyncParsableCommand {
             for (reservation, history) in found {
                 if json {
                     var shown = ReservationView(reservation)
-                    shown.history = history.map { "v\($0.version) \($0.status.rawValue) \($0.recordedAt.formatted(.iso8601))" }
+                    shown.setHistory(history)
                     try Terminal.json(shown)
                     continue
                 }
