@@ -364,7 +364,8 @@ extension Donation {
         guard !schemaPath.isEmpty else { return "" }
         var prefixes: [(String, String)] = [
             ("reservationId", "itemReference"), ("reservationNumber", "reservationNumber"),
-            ("reservationStatus", "reservationStatus"), ("underName", "reservationHolderName"), ("url", "url"),
+            ("reservationStatus", "reservationStatus"), ("underName.name", "reservationHolderName"),
+            ("underName", "reservationHolderName"), ("url", "url"),
             ("modifiedTime", "modifiedTime"), ("bookingTime", "bookingTime"),
         ]
         switch kind {
