@@ -12,7 +12,7 @@ package struct Suggestion: Codable, Sendable, Hashable {
         case checkInOpensSoon = "check-in-opens-soon"
         /// A flight, train, bus, boat or rental starts within the horizon.
         case departureSoon = "departure-soon"
-        /// It starts today (in the zone of its start), and none of the above says so already.
+        /// It starts today (in the zone of its start) and is not over, and none of the above says so already.
         case startsToday = "starts-today"
     }
 
@@ -62,7 +62,9 @@ package struct Suggestion: Codable, Sendable, Hashable {
                 add(.departureSoon, startInstant, checkIns.first)
                 said = true
             }
-            if !said, start.localDate == localDate(of: instant, offset: start.utcOffsetSeconds ?? 0) {
+            // Starting today, and not over yet: a flight that landed is no longer worth a word, a hotel still is.
+            let over = (reservation.endTime?.instant ?? start.instant).map { $0 <= instant } ?? false
+            if !said, !over, start.localDate == localDate(of: instant, offset: start.utcOffsetSeconds ?? 0) {
                 add(.startsToday, startInstant, reservation.actions?.first)
             }
         }

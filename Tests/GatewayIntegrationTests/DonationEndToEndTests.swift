@@ -169,7 +169,7 @@ struct DonationEndToEndTests {
             #expect(malformed.codes == ["donation.malformed"])
             #expect(try await cli.reservations(owner: Self.eva).isEmpty)
             let log = try await cli.log(domain: Self.skyways.domain)
-            #expect(log.filter { $0.channel == "app" && $0.verdict == "rejected" }.count == 2)
+            #expect(log.filter { $0.channel == "app" && $0.verdict == "rejected" }.count == 3)
         }
     }
 
