@@ -145,6 +145,9 @@ package struct Donation: Sendable {
             fill(&node, kind: kind, from: value)
             var resolved = resolver.resolveDocument(MarkupGraph(nodes: [node])).resolutions.first
                 ?? Resolution(reservation: nil, diagnostics: [], normalized: .null, syntax: .jsonLD)
+            // The aliases are this reader's own spelling (reservationNumber, an airline code beside the number), not
+            // the app's: nothing for the app to change.
+            resolved.diagnostics.removeAll { $0.code == .alias }
             for diagnostic in resolved.diagnostics where diagnostic.severity == .error {
                 let code = diagnostic.code.rawValue.hasPrefix("markup.")
                     ? "donation." + diagnostic.code.rawValue.dropFirst("markup.".count) : diagnostic.code.rawValue
