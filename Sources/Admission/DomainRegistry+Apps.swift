@@ -5,11 +5,15 @@ extension DomainRegistry {
     /// Binds the app `identifier` (a reverse-DNS bundle identifier such as `com.airline.app`) to the registered domain
     /// `input`. An app is bound to one domain: binding it again to the same domain changes nothing, to another is refused.
     /// - Throws: `app.identifier-invalid`, `app.bound-elsewhere`, `registry.domain-not-registered`.
-    package func registerApp(_ identifier: String, domain input: String, by actor: String) async throws -> RegisteredDomain {
+    package func registerApp(_ identifier: String, domain input: String, by actor: String) async throws
+        -> RegisteredDomain
+    {
         guard Self.isAppIdentifier(identifier) else {
             throw AdmissionError(
                 code: .appIdentifierInvalid,
-                reason: "'\(identifier.prefix(100))' is no app identifier: use the app's bundle identifier (com.airline.app)")
+                reason:
+                    "'\(identifier.prefix(100))' is no app identifier: use the app's bundle identifier (com.airline.app)"
+            )
         }
         let name = try DomainName(normalizing: input).ascii
         if let bound = try await app(identifier), bound.domain != name {
@@ -17,12 +21,16 @@ extension DomainRegistry {
                 code: .appBoundElsewhere,
                 reason: "\(identifier) is bound to \(bound.domain); an app donates for one domain")
         }
-        guard let stored = try await store.updateDomain(name, by: actor, { current, _ in
-            guard var entry = current else { throw DomainLifecycle.notRegistered(name) }
-            guard !entry.trust.apps.contains(identifier) else { return nil }
-            entry.trust.apps = (entry.trust.apps + [identifier]).sorted()
-            return DomainUpdate(registration: entry, recordsChange: true, reason: "app \(identifier) bound")
-        }) else {
+        guard
+            let stored = try await store.updateDomain(
+                name, by: actor,
+                { current, _ in
+                    guard var entry = current else { throw DomainLifecycle.notRegistered(name) }
+                    guard !entry.trust.apps.contains(identifier) else { return nil }
+                    entry.trust.apps = (entry.trust.apps + [identifier]).sorted()
+                    return DomainUpdate(registration: entry, recordsChange: true, reason: "app \(identifier) bound")
+                })
+        else {
             throw DomainLifecycle.notRegistered(name)
         }
         return stored

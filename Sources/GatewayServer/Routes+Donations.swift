@@ -47,9 +47,12 @@ extension GatewayApplication {
             let owners = try given.map { try GatewayServices.owner(String($0), at: "owner") }
             let bytes = try await services.body(of: request, limit: maxBytes)
             let binding = try await services.storeCall { try await store.registration(ofApp: app) }
-            if let binding, let refusal = try await services.storeCall({
-                try await services.chargeIntake(domain: binding.domain, owners: owners, bytes: bytes.count, channel: "app")
-            }) {
+            if let binding,
+                let refusal = try await services.storeCall({
+                    try await services.chargeIntake(
+                        domain: binding.domain, owners: owners, bytes: bytes.count, channel: "app")
+                })
+            {
                 throw APIError.overQuota(refusal)
             }
             let report = try await services.ingest(channel: "app") {
@@ -58,7 +61,8 @@ extension GatewayApplication {
             guard let report else { throw APIError.busy(retryAfter: services.configuration.retryAfterSeconds) }
             await services.countWritten(report, domain: binding?.domain)
             let status: HTTPResponse.Status =
-                report.codes.contains("app.identifier-mismatch") ? .forbidden
+                report.codes.contains("app.identifier-mismatch")
+                ? .forbidden
                 : report.verdict == .rejected ? .unprocessableContent : .ok
             return try json(report, status: status)
         }
@@ -75,7 +79,8 @@ extension GatewayApplication {
             var instant = Date()
             if let at = query["at"].map({ String($0) }) {
                 guard let parsed = ReservationAction.instant(at) else {
-                    throw APIError.invalid("at is an ISO 8601 date-time with an offset (2027-03-04T08:00:00Z)", at: "at")
+                    throw APIError.invalid(
+                        "at is an ISO 8601 date-time with an offset (2027-03-04T08:00:00Z)", at: "at")
                 }
                 instant = parsed
             }

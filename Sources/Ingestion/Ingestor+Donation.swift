@@ -25,13 +25,16 @@ extension Ingestor {
         let displaySource = "app:\(app)"
         guard bytes.count <= environment.policy.limits.maxMessageBytes else {
             return try await refuse(
-                source: displaySource, channel: .app, codes: ["donation.too-large"], contentHash: contentHash, owners: owners,
+                source: displaySource, channel: .app, codes: ["donation.too-large"], contentHash: contentHash,
+                owners: owners,
                 dryRun: dryRun, spoolID: nil)
         }
         guard let binding = try await registry.app(app) else {
             return try await refuse(
-                source: displaySource, channel: .app, codes: ["app.not-registered"], contentHash: contentHash, owners: owners,
-                dryRun: dryRun, spoolID: nil, diagnostics: ["app.not-registered: register it with gateway apps register \(app) --domain D"])
+                source: displaySource, channel: .app, codes: ["app.not-registered"], contentHash: contentHash,
+                owners: owners,
+                dryRun: dryRun, spoolID: nil,
+                diagnostics: ["app.not-registered: register it with gateway apps register \(app) --domain D"])
         }
         let domain = DomainName(trustedASCII: binding.domain)
         let donation = Donation.read(bytes, resolver: resolver)
@@ -58,8 +61,10 @@ extension Ingestor {
             ?? donation.bookingTimes.compactMap { $0 }.max().map { SenderTime($0, source: .bookingTime) }
         let decision = AdmissionDecision(
             source: .app(identifier: app, domain: domain, verified: verified), resolutions: donation.resolutions,
-            owners: owners, registration: registration, flags: active, policy: environment.policy, requireOwner: !dryRun,
-            documentTime: documentTime, organizationalDomain: environment.publicSuffixes.organizationalDomain(of: domain),
+            owners: owners, registration: registration, flags: active, policy: environment.policy,
+            requireOwner: !dryRun,
+            documentTime: documentTime,
+            organizationalDomain: environment.publicSuffixes.organizationalDomain(of: domain),
             now: environment.now(), sourceDescription: source)
         return try await record(
             decision, source: source, displaySource: displaySource, channel: .app, contentHash: contentHash, dkim: nil,

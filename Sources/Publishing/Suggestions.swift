@@ -39,9 +39,13 @@ package struct Suggestion: Codable, Sendable, Hashable {
             let page = reservation.url ?? view.open?.url
             func add(_ reason: Reason, _ time: Date, _ action: ReservationAction?) {
                 found.append(
-                    (time, Suggestion(
-                        reason: reason, time: ReservationAction.isoText(time), action: action, url: action?.url ?? page,
-                        reservation: view)))
+                    (
+                        time,
+                        Suggestion(
+                            reason: reason, time: ReservationAction.isoText(time), action: action,
+                            url: action?.url ?? page,
+                            reservation: view)
+                    ))
             }
             let checkIns = (reservation.actions ?? []).filter { $0.type == .checkIn }
             var said = false
@@ -49,12 +53,16 @@ package struct Suggestion: Codable, Sendable, Hashable {
                 if action.isValid(at: instant) {
                     add(.checkInOpen, action.validUntilDate ?? action.validFromDate ?? instant, action)
                     said = true
-                } else if let opens = action.validFromDate, opens > instant, opens <= instant.addingTimeInterval(horizon) {
+                } else if let opens = action.validFromDate, opens > instant,
+                    opens <= instant.addingTimeInterval(horizon)
+                {
                     add(.checkInOpensSoon, opens, action)
                     said = true
                 }
             }
-            guard let start = reservation.startTime, let startInstant = start.instant ?? dayStart(start) else { continue }
+            guard let start = reservation.startTime, let startInstant = start.instant ?? dayStart(start) else {
+                continue
+            }
             let travels: Set<Reservation.Kind> = [.flight, .train, .bus, .boat, .rentalCar]
             if travels.contains(reservation.kind), start.instant != nil, startInstant >= instant,
                 startInstant <= instant.addingTimeInterval(horizon)

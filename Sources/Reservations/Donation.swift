@@ -55,11 +55,13 @@ package struct Donation: Sendable {
 
     /// Reads a donation's JSON and resolves its reservations.
     package static func read(_ bytes: [UInt8], resolver: ReservationResolver = ReservationResolver()) -> Donation {
-        var donation = Donation(resolutions: [], problems: [], interactionTime: nil, bookingTimes: [], appIdentifier: nil)
+        var donation = Donation(
+            resolutions: [], problems: [], interactionTime: nil, bookingTimes: [], appIdentifier: nil)
         func problem(_ code: String, _ path: String, _ message: String) {
             donation.problems.append(Problem(code: code, path: path, message: message))
         }
-        guard let document = try? JSONDecoder().decode(JSONValue.self, from: Data(bytes)), case .object = document else {
+        guard let document = try? JSONDecoder().decode(JSONValue.self, from: Data(bytes)), case .object = document
+        else {
             problem("donation.malformed", "", "the body is not a JSON object; send the donation as application/json")
             return donation
         }
@@ -84,27 +86,33 @@ package struct Donation: Sendable {
             return donation
         }
         guard reservations.count <= maxReservations else {
-            problem("donation.too-many-reservations", "reservations", "at most \(maxReservations) reservations per donation")
+            problem(
+                "donation.too-many-reservations", "reservations", "at most \(maxReservations) reservations per donation"
+            )
             return donation
         }
         var resolutions: [Resolution] = []
         for (index, value) in reservations.enumerated() {
             let path = "reservations[\(index)]"
             guard case .object = value, let type = value["type"]?.string else {
-                problem("donation.missing-property", path + ".type", "name the INReservation subclass (\"type\": \"INFlightReservation\")")
+                problem(
+                    "donation.missing-property", path + ".type",
+                    "name the INReservation subclass (\"type\": \"INFlightReservation\")")
                 continue
             }
             guard let kind = classes[type] else {
                 problem(
                     "donation.unknown-type", path + ".type",
-                    "\(type.prefix(60)) is not one of the eight INReservation subclasses (\(classes.keys.sorted().joined(separator: ", ")))")
+                    "\(type.prefix(60)) is not one of the eight INReservation subclasses (\(classes.keys.sorted().joined(separator: ", ")))"
+                )
                 continue
             }
             let number = value["reservationNumber"]?.string ?? container
             if let container, let given = value["reservationNumber"]?.string, given != container {
                 problem(
                     "donation.reference-mismatch", path + ".reservationNumber",
-                    "the intent's reservationContainerReference is \(container.prefix(64)); a donation is about one booking")
+                    "the intent's reservationContainerReference is \(container.prefix(64)); a donation is about one booking"
+                )
             }
             let item = value["itemReference"].flatMap(speakable)
             if let item, !itemReferences.isEmpty, !itemReferences.contains(item) {
@@ -121,7 +129,9 @@ package struct Donation: Sendable {
                 node.set("reservationStatus", [.text(iri)])
             }
             if let name = value["reservationHolderName"]?.string {
-                node.set("underName", [.node(SchemaNode(types: ["Person"], properties: [text("name", name)], syntax: .jsonLD))])
+                node.set(
+                    "underName",
+                    [.node(SchemaNode(types: ["Person"], properties: [text("name", name)], syntax: .jsonLD))])
             }
             for field in ["url", "modifiedTime", "bookingTime"] {
                 if let text = value[field]?.string { node.set(field, [.text(text)]) }
@@ -135,21 +145,40 @@ package struct Donation: Sendable {
             }
             donation.bookingTimes.append(bookingTime)
             if let seat = value["reservedSeat"], case .object = seat {
-                node.set("reservedTicket", [.node(SchemaNode(types: ["Ticket"], properties: [
-                    SchemaProperty(name: "ticketedSeat", values: [.node(SchemaNode(types: ["Seat"], properties: properties(of: seat, [
-                        ("seatNumber", "seatNumber"), ("seatRow", "seatRow"), ("seatSection", "seatSection"),
-                        ("seatingType", "seatingType"),
-                    ]), syntax: .jsonLD))])
-                ], syntax: .jsonLD))])
+                node.set(
+                    "reservedTicket",
+                    [
+                        .node(
+                            SchemaNode(
+                                types: ["Ticket"],
+                                properties: [
+                                    SchemaProperty(
+                                        name: "ticketedSeat",
+                                        values: [
+                                            .node(
+                                                SchemaNode(
+                                                    types: ["Seat"],
+                                                    properties: properties(
+                                                        of: seat,
+                                                        [
+                                                            ("seatNumber", "seatNumber"), ("seatRow", "seatRow"),
+                                                            ("seatSection", "seatSection"),
+                                                            ("seatingType", "seatingType"),
+                                                        ]), syntax: .jsonLD))
+                                        ])
+                                ], syntax: .jsonLD))
+                    ])
             }
             fill(&node, kind: kind, from: value)
-            var resolved = resolver.resolveDocument(MarkupGraph(nodes: [node])).resolutions.first
+            var resolved =
+                resolver.resolveDocument(MarkupGraph(nodes: [node])).resolutions.first
                 ?? Resolution(reservation: nil, diagnostics: [], normalized: .null, syntax: .jsonLD)
             // The aliases are this reader's own spelling (reservationNumber, an airline code beside the number), not
             // the app's: nothing for the app to change.
             resolved.diagnostics.removeAll { $0.code == .alias }
             for diagnostic in resolved.diagnostics where diagnostic.severity == .error {
-                let code = diagnostic.code.rawValue.hasPrefix("markup.")
+                let code =
+                    diagnostic.code.rawValue.hasPrefix("markup.")
                     ? "donation." + diagnostic.code.rawValue.dropFirst("markup.".count) : diagnostic.code.rawValue
                 problem(code, path + donationPath(diagnostic.path, kind: kind), diagnostic.message)
             }
@@ -212,12 +241,16 @@ package struct Donation: Sendable {
                 continue
             }
             guard let date = ReservationAction.instant(text) else {
-                problem("donation.invalid-date", "\(path).validDuration.\(field)", "give an ISO 8601 date-time with an offset")
+                problem(
+                    "donation.invalid-date", "\(path).validDuration.\(field)",
+                    "give an ISO 8601 date-time with an offset")
                 return nil
             }
             dates.append(ReservationAction.isoText(date))
         }
-        if let start = dates[0].flatMap(ReservationAction.instant), let end = dates[1].flatMap(ReservationAction.instant), end < start {
+        if let start = dates[0].flatMap(ReservationAction.instant),
+            let end = dates[1].flatMap(ReservationAction.instant), end < start
+        {
             problem("donation.invalid-window", "\(path).validDuration", "endDate is before startDate")
             return nil
         }
@@ -248,15 +281,27 @@ extension Donation {
     /// schema.org place of `type`; nil when absent.
     static func place(_ value: JSONValue?, type: String) -> SchemaValue? {
         guard let value, case .object = value else { return nil }
-        var node = SchemaNode(types: [type], properties: properties(of: value, [("name", "name"), ("iataCode", "iataCode")]), syntax: .jsonLD)
+        var node = SchemaNode(
+            types: [type], properties: properties(of: value, [("name", "name"), ("iataCode", "iataCode")]),
+            syntax: .jsonLD)
         if let address = value["address"] {
             if let line = address.string {
                 node.set("address", [.text(line)])
             } else {
-                node.set("address", [.node(SchemaNode(types: ["PostalAddress"], properties: properties(of: address, [
-                    ("street", "streetAddress"), ("city", "addressLocality"), ("state", "addressRegion"),
-                    ("postalCode", "postalCode"), ("country", "addressCountry"),
-                ]), syntax: .jsonLD))])
+                node.set(
+                    "address",
+                    [
+                        .node(
+                            SchemaNode(
+                                types: ["PostalAddress"],
+                                properties: properties(
+                                    of: address,
+                                    [
+                                        ("street", "streetAddress"), ("city", "addressLocality"),
+                                        ("state", "addressRegion"),
+                                        ("postalCode", "postalCode"), ("country", "addressCountry"),
+                                    ]), syntax: .jsonLD))
+                    ])
             }
         }
         return .node(node)
@@ -278,14 +323,24 @@ extension Donation {
         switch kind {
         case .flight:
             let flight = value["flight"]
-            var trip = SchemaNode(types: ["Flight"], properties: properties(of: flight, [("flightNumber", "flightNumber")]), syntax: .jsonLD)
+            var trip = SchemaNode(
+                types: ["Flight"], properties: properties(of: flight, [("flightNumber", "flightNumber")]),
+                syntax: .jsonLD)
             let airline = flight?["airline"]
-            if let provider = organization("Airline", name: airline?["name"]?.string, code: airline?["iataCode"]?.string) {
+            if let provider = organization(
+                "Airline", name: airline?["name"]?.string, code: airline?["iataCode"]?.string)
+            {
                 trip.set("provider", [provider])
             }
-            if let airport = place(flight?["departureAirport"], type: "Airport") { trip.set("departureAirport", [airport]) }
+            if let airport = place(flight?["departureAirport"], type: "Airport") {
+                trip.set("departureAirport", [airport])
+            }
             if let airport = place(flight?["arrivalAirport"], type: "Airport") { trip.set("arrivalAirport", [airport]) }
-            for (field, property) in [("departureTerminal", "departureTerminal"), ("departureGate", "departureGate"), ("arrivalTerminal", "arrivalTerminal"), ("arrivalGate", "arrivalGate"), ("boardingTime", "boardingTime")] {
+            for (field, property) in [
+                ("departureTerminal", "departureTerminal"), ("departureGate", "departureGate"),
+                ("arrivalTerminal", "arrivalTerminal"), ("arrivalGate", "arrivalGate"),
+                ("boardingTime", "boardingTime"),
+            ] {
                 if let text = flight?[field]?.string { trip.set(property, [.text(text)]) }
             }
             if let start = time(flight?["flightDuration"], "startDate") { trip.set("departureTime", [start]) }
@@ -308,9 +363,15 @@ extension Donation {
         case .rentalCar:
             let car = value["rentalCar"]
             set("provider", organization("Organization", name: car?["rentalCompanyName"]?.string))
-            var vehicle = SchemaNode(types: ["Car"], properties: properties(of: car, [("make", "brand"), ("model", "model")]), syntax: .jsonLD)
+            var vehicle = SchemaNode(
+                types: ["Car"], properties: properties(of: car, [("make", "brand"), ("model", "model")]),
+                syntax: .jsonLD)
             let name = [car?["make"]?.string, car?["model"]?.string].compactMap { $0 }.joined(separator: " ")
-            if !name.isEmpty { vehicle.set("name", [.text(name)]) } else if let description = car?["rentalCarDescription"]?.string { vehicle.set("name", [.text(description)]) }
+            if !name.isEmpty {
+                vehicle.set("name", [.text(name)])
+            } else if let description = car?["rentalCarDescription"]?.string {
+                vehicle.set("name", [.text(description)])
+            }
             if car != nil { node.set("reservationFor", [.node(vehicle)]) }
             set("pickupLocation", place(value["pickupLocation"], type: "Place"))
             set("dropoffLocation", place(value["dropOffLocation"], type: "Place"))
@@ -323,15 +384,20 @@ extension Donation {
             for (field, property) in names.fields {
                 if let text = trip?[field]?.string { node2.set(property, [.text(text)]) }
             }
-            if let provider = organization("Organization", name: trip?["provider"]?.string) { node2.set("provider", [provider]) }
-            if let from = place(trip?[names.departure], type: names.placeType) { node2.set(names.schemaDeparture, [from]) }
+            if let provider = organization("Organization", name: trip?["provider"]?.string) {
+                node2.set("provider", [provider])
+            }
+            if let from = place(trip?[names.departure], type: names.placeType) {
+                node2.set(names.schemaDeparture, [from])
+            }
             if let to = place(trip?[names.arrival], type: names.placeType) { node2.set(names.schemaArrival, [to]) }
             if let start = time(trip?["tripDuration"], "startDate") { node2.set("departureTime", [start]) }
             if let end = time(trip?["tripDuration"], "endDate") { node2.set("arrivalTime", [end]) }
             if trip != nil { node.set("reservationFor", [.node(node2)]) }
         case .event:
             let event = value["event"]
-            var happening = SchemaNode(types: ["Event"], properties: properties(of: event, [("name", "name")]), syntax: .jsonLD)
+            var happening = SchemaNode(
+                types: ["Event"], properties: properties(of: event, [("name", "name")]), syntax: .jsonLD)
             if event?["category"]?.string?.lowercased() == "movie" { happening.types = ["ScreeningEvent"] }
             if let venue = place(event?["location"], type: "Place") { happening.set("location", [venue]) }
             if let start = time(event?["eventDuration"], "startDate") { happening.set("startDate", [start]) }
@@ -349,15 +415,25 @@ extension Donation {
     ) {
         switch kind {
         case .train:
-            ("trainTrip", "TrainTrip", "departureStationLocation", "arrivalStationLocation", "departureStation",
-             "arrivalStation", "TrainStation",
-             [("trainNumber", "trainNumber"), ("trainName", "trainName"), ("departurePlatform", "departurePlatform"), ("arrivalPlatform", "arrivalPlatform")])
+            (
+                "trainTrip", "TrainTrip", "departureStationLocation", "arrivalStationLocation", "departureStation",
+                "arrivalStation", "TrainStation",
+                [
+                    ("trainNumber", "trainNumber"), ("trainName", "trainName"),
+                    ("departurePlatform", "departurePlatform"), ("arrivalPlatform", "arrivalPlatform"),
+                ]
+            )
         case .bus:
-            ("busTrip", "BusTrip", "departureBusStopLocation", "arrivalBusStopLocation", "departureBusStop",
-             "arrivalBusStop", "BusStation", [("busNumber", "busNumber"), ("busName", "busName")])
+            (
+                "busTrip", "BusTrip", "departureBusStopLocation", "arrivalBusStopLocation", "departureBusStop",
+                "arrivalBusStop", "BusStation", [("busNumber", "busNumber"), ("busName", "busName")]
+            )
         default:
-            ("boatTrip", "BoatTrip", "departureBoatTerminalLocation", "arrivalBoatTerminalLocation",
-             "departureBoatTerminal", "arrivalBoatTerminal", "BoatTerminal", [("boatName", "name"), ("boatNumber", "tripNumber")])
+            (
+                "boatTrip", "BoatTrip", "departureBoatTerminalLocation", "arrivalBoatTerminalLocation",
+                "departureBoatTerminal", "arrivalBoatTerminal", "BoatTerminal",
+                [("boatName", "name"), ("boatNumber", "tripNumber")]
+            )
         }
     }
 
@@ -374,7 +450,8 @@ extension Donation {
         switch kind {
         case .flight:
             prefixes += [
-                ("reservationFor.provider", "flight.airline"), ("reservationFor.departureTime", "flight.flightDuration.startDate"),
+                ("reservationFor.provider", "flight.airline"),
+                ("reservationFor.departureTime", "flight.flightDuration.startDate"),
                 ("reservationFor.arrivalTime", "flight.flightDuration.endDate"), ("reservationFor", "flight"),
             ]
         case .lodging:

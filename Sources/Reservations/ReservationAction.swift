@@ -46,7 +46,8 @@ package struct ReservationAction: Codable, Sendable, Hashable {
     package var windowInferred: Bool
 
     package init(
-        type: ActionType, origin: Origin, url: String? = nil, userActivity: UserActivity? = nil, validFrom: String? = nil,
+        type: ActionType, origin: Origin, url: String? = nil, userActivity: UserActivity? = nil,
+        validFrom: String? = nil,
         validUntil: String? = nil, windowInferred: Bool = false
     ) {
         self.type = type
@@ -75,9 +76,12 @@ package struct ReservationAction: Codable, Sendable, Hashable {
 
     /// A check-in action of a flight without a window of its own gets the airline convention: from 24 hours before
     /// departure until departure, marked ``windowInferred``. Other actions and kinds are left as they are.
-    package static func inferringWindows(_ actions: [ReservationAction], for reservation: Reservation) -> [ReservationAction] {
+    package static func inferringWindows(_ actions: [ReservationAction], for reservation: Reservation)
+        -> [ReservationAction]
+    {
         actions.map { action in
-            guard action.type == .checkIn, reservation.kind == .flight, action.validFrom == nil, action.validUntil == nil,
+            guard action.type == .checkIn, reservation.kind == .flight, action.validFrom == nil,
+                action.validUntil == nil,
                 let departure = reservation.startTime?.instant
             else { return action }
             var inferred = action
@@ -106,7 +110,8 @@ package struct ReservationAction: Codable, Sendable, Hashable {
                 let url = target?.string ?? target?["urlTemplate"]?.string ?? target?["url"]?.string
                 let start = action["startTime"]?.string.flatMap(instant).map(isoText)
                 let end = action["endTime"]?.string.flatMap(instant).map(isoText)
-                actions.append(ReservationAction(type: .checkIn, origin: .markup, url: url, validFrom: start, validUntil: end))
+                actions.append(
+                    ReservationAction(type: .checkIn, origin: .markup, url: url, validFrom: start, validUntil: end))
             }
             if let url = node["checkinUrl"]?.string, !actions.contains(where: { $0.url == url }) {
                 actions.append(ReservationAction(type: .checkIn, origin: .markup, url: url))

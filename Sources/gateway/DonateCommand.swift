@@ -30,11 +30,16 @@ struct DonateCommand: AsyncParsableCommand {
     @OptionGroup var state: StateOptions
 
     func run() async throws {
-        guard !owner.isEmpty else { throw ValidationError("--owner ADDRESS: a donation is for the owner of the device") }
+        guard !owner.isEmpty else {
+            throw ValidationError("--owner ADDRESS: a donation is for the owner of the device")
+        }
         let owners = try owner.map { try ownerOption($0) }
         let bytes: [UInt8]
         do {
-            bytes = file == "-" ? [UInt8](FileHandle.standardInput.readDataToEndOfFile()) : [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
+            bytes =
+                file == "-"
+                ? [UInt8](FileHandle.standardInput.readDataToEndOfFile())
+                : [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
         } catch {
             throw CommandFailure(message: "\(file): cannot be read (\(error.localizedDescription))", status: 2)
         }
@@ -55,7 +60,8 @@ struct DonateCommand: AsyncParsableCommand {
             } else {
                 throw CommandFailure(message: "give --token SECRET (or GATEWAY_APP_TOKEN), or --app APP-ID", status: 2)
             }
-            return try await ingestor.ingestDonation(bytes, app: identity.app, verified: identity.verified, owners: owners)
+            return try await ingestor.ingestDonation(
+                bytes, app: identity.app, verified: identity.verified, owners: owners)
         }
         if json { try Terminal.json(report) } else { ReportPrinter.print(report) }
         if report.verdict != .admitted { throw ExitCode(1) }
@@ -85,7 +91,9 @@ struct AppsCommand: AsyncParsableCommand {
                     try await DomainRegistry(store: store, policy: policy, publicSuffixes: suffixes)
                         .registerApp(app, domain: domain, by: currentActor)
                 }
-                Terminal.line("app \(app) bound to \(entry.domain) (\(entry.status.rawValue)); next: gateway tokens issue app \(app)")
+                Terminal.line(
+                    "app \(app) bound to \(entry.domain) (\(entry.status.rawValue)); next: gateway tokens issue app \(app)"
+                )
             } catch let error as AdmissionError {
                 throw CommandFailure(message: error.description)
             }
@@ -133,9 +141,12 @@ struct SuggestionsCommand: AsyncParsableCommand {
         let suggestions = Suggestion.suggestions(for: records, at: instant, horizon: hours * 3600)
         if json { return try Terminal.json(suggestions) }
         for suggestion in suggestions {
-            var line = "\(suggestion.reason.rawValue.padding(toLength: 20, withPad: " ", startingAt: 0)) \(suggestion.time) \(suggestion.reservation.summary)"
+            var line =
+                "\(suggestion.reason.rawValue.padding(toLength: 20, withPad: " ", startingAt: 0)) \(suggestion.time) \(suggestion.reservation.summary)"
             if let url = suggestion.url { line += " · \(url)" }
-            if let action = suggestion.action, action.windowInferred { line += " · window inferred (24 h before departure)" }
+            if let action = suggestion.action, action.windowInferred {
+                line += " · window inferred (24 h before departure)"
+            }
             Terminal.line(line)
         }
         if suggestions.isEmpty { Terminal.line("nothing to suggest at \(instant.formatted(.iso8601))") }

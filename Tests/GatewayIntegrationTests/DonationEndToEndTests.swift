@@ -74,7 +74,8 @@ struct DonationEndToEndTests {
 
     /// The example flight with `edit` applied to its first reservation (and the document).
     static func flight(_ edit: (inout [String: Any], inout [String: Any]) -> Void) throws -> [UInt8] {
-        var document = try #require(try JSONSerialization.jsonObject(with: Data(try example("flight"))) as? [String: Any])
+        var document = try #require(
+            try JSONSerialization.jsonObject(with: Data(try example("flight"))) as? [String: Any])
         var reservations = try #require(document["reservations"] as? [[String: Any]])
         edit(&document, &reservations[0])
         document["reservations"] = reservations
@@ -82,7 +83,9 @@ struct DonationEndToEndTests {
     }
 
     /// Registers skyways.example (approved under the development policy), binds the app, issues its token.
-    static func appToken(_ cli: GatewayCLI, domain: String = skyways.domain, app: String = app, store: String? = nil) async throws -> String {
+    static func appToken(_ cli: GatewayCLI, domain: String = skyways.domain, app: String = app, store: String? = nil)
+        async throws -> String
+    {
         let registered = try await cli.run(["register", domain], resolver: true, store: store)
         try #require(registered.status == 0, "register: \(registered.stderr)")
         let bound = try await cli.run(["apps", "register", app, "--domain", domain], store: store)
@@ -90,13 +93,16 @@ struct DonationEndToEndTests {
         #expect(bound.stdout.contains("bound to \(domain)"))
         let issued = try await cli.run(["tokens", "issue", "app", app, "--json"], store: store)
         try #require(issued.status == 0, "tokens issue app: \(issued.stderr)")
-        struct Issued: Decodable { struct Token: Decodable { var role: String; var subject: String }; var token: Token; var secret: String }
+        struct Issued: Decodable {
+            struct Token: Decodable { var role: String; var subject: String }; var token: Token; var secret: String
+        }
         let token = try JSONDecoder().decode(Issued.self, from: Data(issued.stdout.utf8))
         #expect(token.token.role == "app" && token.token.subject == app && token.secret.hasPrefix("gwp_"))
         return token.secret
     }
 
-    static func donate(_ cli: GatewayCLI, _ bytes: [UInt8], token: String, name: String) async throws -> (Report, Int32) {
+    static func donate(_ cli: GatewayCLI, _ bytes: [UInt8], token: String, name: String) async throws -> (Report, Int32)
+    {
         let path = try cli.write(bytes, to: "\(name).json")
         let result = try await cli.run(["donate", path, "--owner", eva, "--token", token, "--json"])
         let report = try JSONDecoder().decode(Report.self, from: Data(result.stdout.utf8))
@@ -157,15 +163,22 @@ struct DonationEndToEndTests {
             #expect(report.verdict == "rejected")
             #expect(report.codes == ["donation.missing-property"])
             let paths = report.diagnostics.map { String($0.prefix { $0 != ":" }) }
-            #expect(paths.contains("donation.missing-property reservations[0].flight.departureAirport"), "\(report.diagnostics)")
-            #expect(paths.contains("donation.missing-property reservations[0].reservationHolderName.name") || paths.contains("donation.missing-property reservations[0].reservationHolderName"), "\(report.diagnostics)")
+            #expect(
+                paths.contains("donation.missing-property reservations[0].flight.departureAirport"),
+                "\(report.diagnostics)")
+            #expect(
+                paths.contains("donation.missing-property reservations[0].reservationHolderName.name")
+                    || paths.contains("donation.missing-property reservations[0].reservationHolderName"),
+                "\(report.diagnostics)")
             #expect(try await cli.reservations(owner: Self.eva).isEmpty)
 
             let unknown = try Self.flight { _, reservation in reservation["type"] = "INTaxiReservation" }
             let (refused, _) = try await Self.donate(cli, unknown, token: token, name: "taxi")
             #expect(refused.codes == ["donation.unknown-type"])
             #expect(refused.diagnostics.first?.hasPrefix("donation.unknown-type reservations[0].type") == true)
-            let malformed = try await Self.donate(cli, Array("{\"reservations\": [".utf8), token: token, name: "malformed").0
+            let malformed = try await Self.donate(
+                cli, Array("{\"reservations\": [".utf8), token: token, name: "malformed"
+            ).0
             #expect(malformed.codes == ["donation.malformed"])
             #expect(try await cli.reservations(owner: Self.eva).isEmpty)
             let log = try await cli.log(domain: Self.skyways.domain)
@@ -194,7 +207,8 @@ struct DonationEndToEndTests {
             let path = try cli.write(try Self.example("bus"), to: "operator.json")
             let unverified = try await cli.run(["donate", path, "--owner", Self.eva, "--app", Self.app, "--json"])
             #expect(unverified.status == 1)
-            #expect(try JSONDecoder().decode(Report.self, from: Data(unverified.stdout.utf8)).codes == ["app.not-verified"])
+            #expect(
+                try JSONDecoder().decode(Report.self, from: Data(unverified.stdout.utf8)).codes == ["app.not-verified"])
             #expect(try await cli.run(["flags", "set", "allow-unverified-sources", "on", "--for", "1h"]).status == 0)
             let flagged = try await cli.run(["donate", path, "--owner", Self.eva, "--app", Self.app, "--json"])
             let flaggedReport = try JSONDecoder().decode(Report.self, from: Data(flagged.stdout.utf8))
@@ -210,10 +224,14 @@ struct DonationEndToEndTests {
             let skyways = try #require(senders[Self.skyways.domain])
             let email = try await skyways.sign(
                 FlightLeg.email(
-                    [FlightLeg(
-                        reservationNumber: "RXJ34P", passenger: "Eva Green", ticketNumber: "0161234567890", flightNumber: "110",
-                        departure: FlightLeg.sfo, departureTime: "2027-03-04T08:00:00-08:00", arrival: FlightLeg.jfk,
-                        arrivalTime: "2027-03-04T16:30:00-05:00")],
+                    [
+                        FlightLeg(
+                            reservationNumber: "RXJ34P", passenger: "Eva Green", ticketNumber: "0161234567890",
+                            flightNumber: "110",
+                            departure: FlightLeg.sfo, departureTime: "2027-03-04T08:00:00-08:00",
+                            arrival: FlightLeg.jfk,
+                            arrivalTime: "2027-03-04T16:30:00-05:00")
+                    ],
                     to: ["Eva Green <\(Self.eva)>"], messageID: "RXJ34P.1@skyways.example", subject: "Your trip RXJ34P"),
                 cli: cli, name: "confirmation")
             let (mailed, mailStatus) = try await cli.ingest(email)
@@ -229,7 +247,9 @@ struct DonationEndToEndTests {
             #expect(shown.first?.version == 2)
             let provenance = shown.first?.provenance ?? []
             #expect(provenance.count == 2)
-            #expect(provenance.first == "v1 RXJ34P.1@skyways.example" || provenance.first?.contains("RXJ34P.1@skyways.example") == true, "\(provenance)")
+            #expect(
+                provenance.first == "v1 RXJ34P.1@skyways.example"
+                    || provenance.first?.contains("RXJ34P.1@skyways.example") == true, "\(provenance)")
             #expect(provenance.last?.hasPrefix("v2 app:\(Self.app) donation sha256:") == true, "\(provenance)")
             // Show reservation: the app's user activity and page.
             #expect(shown.first?.open?.userActivity?.activityType == "com.skyways.app.check-in")
@@ -255,7 +275,9 @@ struct DonationEndToEndTests {
         }
     }
 
-    @Test("Check-in windows from a donation and from markup (inferred 24 h); suggestions before, inside, after; VALARM and URL")
+    @Test(
+        "Check-in windows from a donation and from markup (inferred 24 h); suggestions before, inside, after; VALARM and URL"
+    )
     func actionsSuggestionsAndCalendar() async throws {
         try await withGateway(senders: [Self.skyways]) { cli, senders, _ in
             let token = try await Self.appToken(cli)
@@ -288,8 +310,10 @@ struct DonationEndToEndTests {
                 """
             let email = try await skyways.sign(
                 BookingMail.message(
-                    from: "SkyWays <no-reply@skyways.example>", to: ["Eva Green <\(Self.eva)>"], subject: "Check in now",
-                    date: "Wed, 04 Nov 2026 10:00:00 +0000", messageID: "checkin.1@skyways.example", text: "Check in now.",
+                    from: "SkyWays <no-reply@skyways.example>", to: ["Eva Green <\(Self.eva)>"],
+                    subject: "Check in now",
+                    date: "Wed, 04 Nov 2026 10:00:00 +0000", messageID: "checkin.1@skyways.example",
+                    text: "Check in now.",
                     html: BookingMail.html(jsonLD: jsonLD, body: "<p>Check in now.</p>")),
                 cli: cli, name: "checkin")
             let (mailed, _) = try await cli.ingest(email)
@@ -299,11 +323,16 @@ struct DonationEndToEndTests {
             #expect(inferred.validFrom == "2027-04-09T17:00:00Z" && inferred.validUntil == "2027-04-10T17:00:00Z")
             #expect(inferred.url == "https://www.skyways.example/checkin?pnr=MK77QA")
             let given = try #require(try await Self.show(cli, "MK88QB").first?.actions?.first)
-            #expect(!given.windowInferred && given.validFrom == "2027-04-11T17:00:00Z" && given.validUntil == "2027-04-12T16:00:00Z")
+            #expect(
+                !given.windowInferred && given.validFrom == "2027-04-11T17:00:00Z"
+                    && given.validUntil == "2027-04-12T16:00:00Z")
 
             // Before the donated window: nothing about RXJ34P; inside: check-in open; near departure: departing soon;
             // after departure: nothing.
-            #expect(try await Self.suggestions(cli, at: "2027-03-02T12:00:00Z").filter { $0.reservation.containerReference == "RXJ34P" }.isEmpty)
+            #expect(
+                try await Self.suggestions(cli, at: "2027-03-02T12:00:00Z").filter {
+                    $0.reservation.containerReference == "RXJ34P"
+                }.isEmpty)
             let inside = try await Self.suggestions(cli, at: "2027-03-03T20:00:00Z")
             #expect(inside.map(\.reason) == ["check-in-open"])
             #expect(inside.first?.url == "https://www.skyways.example/check-in/RXJ34P")
@@ -329,7 +358,8 @@ struct DonationEndToEndTests {
                     out[str(e['SUMMARY'])] = {'url': str(e.get('URL')) if e.get('URL') else None, 'alarms': alarms}
                 print(json.dumps(out))
                 """
-            let parsed = try await Integration.run(Integration.python, ["-c", script], input: Array(export.stdout.utf8))
+            let parsed = try await Integration.run(
+                Integration.python, ["-c", script], input: Array(export.stdout.utf8))
             try #require(parsed.status == 0, "python3-icalendar: \(parsed.error)")
             struct Event: Decodable { var url: String?; var alarms: [String] }
             let events = try JSONDecoder().decode([String: Event].self, from: Data(parsed.output))
@@ -342,27 +372,33 @@ struct DonationEndToEndTests {
 
     // MARK: - The HTTP API, SQLite and PostgreSQL
 
-    @Test("POST /v1/donations with curl, show reservation narrowed to items, suggestions", arguments: PublishingEndToEndTests.Backend.allCases)
+    @Test(
+        "POST /v1/donations with curl, show reservation narrowed to items, suggestions",
+        arguments: PublishingEndToEndTests.Backend.allCases)
     func overHTTP(backend: PublishingEndToEndTests.Backend) async throws {
         try await withGateway(senders: []) { cli, _, dnsmasq in
             func run(_ storeURL: String?) async throws {
-                var options = ServerProcess.Options(directory: cli.directory, resolver: ["--nameserver", dnsmasq.nameserver.description])
+                var options = ServerProcess.Options(
+                    directory: cli.directory, resolver: ["--nameserver", dnsmasq.nameserver.description])
                 options.storeURL = storeURL
                 try await ServerProcess.run(options, expectLMTP: false) { server in
                     _ = try await server.register(Self.skyways.domain)
                     _ = try await server.register("tripnotes.example")
                     for (app, domain) in [(Self.app, Self.skyways.domain), ("com.tripnotes.app", "tripnotes.example")] {
-                        let bound = try await cli.run(["apps", "register", app, "--domain", domain], store: server.store)
+                        let bound = try await cli.run(
+                            ["apps", "register", app, "--domain", domain], store: server.store)
                         try #require(bound.status == 0, "\(bound.stderr)")
                     }
                     func appToken(_ app: String) async throws -> String {
-                        let reply = try await server.curl("POST", "/v1/tokens", token: server.adminToken, json: ["role": "app", "subject": app])
+                        let reply = try await server.curl(
+                            "POST", "/v1/tokens", token: server.adminToken, json: ["role": "app", "subject": app])
                         try #require(reply.status == 201, "\(reply.text)")
                         return try reply.decode(IssuedTokenResponse.self).secret
                     }
                     let token = try await appToken(Self.app)
                     let path = "/v1/donations?owner=\(Self.eva)"
-                    let admitted = try await server.curl("POST", path, token: token, body: try Self.example("flight"), contentType: "application/json")
+                    let admitted = try await server.curl(
+                        "POST", path, token: token, body: try Self.example("flight"), contentType: "application/json")
                     #expect(admitted.status == 200, "\(admitted.text)")
                     let report = try admitted.decode(Report.self)
                     #expect(report.verdict == "admitted" && report.channel == "app")
@@ -374,37 +410,54 @@ struct DonationEndToEndTests {
                         reservation["flight"] = flight
                         reservation["reservationNumber"] = "ZZ0000"
                     }
-                    let refused = try await server.curl("POST", path, token: token, body: broken, contentType: "application/json")
+                    let refused = try await server.curl(
+                        "POST", path, token: token, body: broken, contentType: "application/json")
                     #expect(refused.status == 422)
                     let refusal = try refused.decode(Report.self)
-                    #expect(refusal.diagnostics.contains { $0.hasPrefix("donation.missing-property reservations[0].flight.departureAirport") })
+                    #expect(
+                        refusal.diagnostics.contains {
+                            $0.hasPrefix("donation.missing-property reservations[0].flight.departureAirport")
+                        })
 
                     let other = try await appToken("com.tripnotes.app")
                     let named = try Self.flight { document, _ in document["appIdentifier"] = Self.app }
-                    let forbidden = try await server.curl("POST", path, token: other, body: named, contentType: "application/json")
+                    let forbidden = try await server.curl(
+                        "POST", path, token: other, body: named, contentType: "application/json")
                     #expect(forbidden.status == 403)
-                    let foreignApp = try await server.curl("POST", path + "&app=\(Self.app)", token: other, body: try Self.example("flight"), contentType: "application/json")
+                    let foreignApp = try await server.curl(
+                        "POST", path + "&app=\(Self.app)", token: other, body: try Self.example("flight"),
+                        contentType: "application/json")
                     #expect(foreignApp.status == 403 && foreignApp.errorCode == "auth.forbidden")
-                    #expect(try await server.curl("GET", "/v1/reservations?owner=\(Self.eva)", token: token).status == 403)
+                    #expect(
+                        try await server.curl("GET", "/v1/reservations?owner=\(Self.eva)", token: token).status == 403)
 
                     // Show reservation, with the owner's token: narrowed to the item asked for, with what to open.
                     let owner = try await server.ownerToken(Self.eva).secret
-                    _ = try await server.curl("POST", path, token: token, body: try Self.example("train"), contentType: "application/json")
-                    let lookup = try await server.curl("GET", "/v1/reservations/lookup?reference=RXJ34P&item=RXJ34P", token: owner)
+                    _ = try await server.curl(
+                        "POST", path, token: token, body: try Self.example("train"), contentType: "application/json")
+                    let lookup = try await server.curl(
+                        "GET", "/v1/reservations/lookup?reference=RXJ34P&item=RXJ34P", token: owner)
                     #expect(lookup.status == 200, "\(lookup.text)")
                     let found = try lookup.decode([Shown].self)
                     #expect(found.map(\.itemReference) == ["RXJ34P"])
                     #expect(found.first?.open?.userActivity?.title == "Check in for UA110")
-                    #expect(try await server.curl("GET", "/v1/reservations/lookup?reference=RXJ34P&item=NOPE", token: owner).status == 404)
+                    #expect(
+                        try await server.curl("GET", "/v1/reservations/lookup?reference=RXJ34P&item=NOPE", token: owner)
+                            .status == 404)
                     let stranger = try await server.ownerToken("tom@guest.example.net").secret
-                    #expect(try await server.curl("GET", "/v1/reservations/lookup?reference=RXJ34P", token: stranger).status == 404)
+                    #expect(
+                        try await server.curl("GET", "/v1/reservations/lookup?reference=RXJ34P", token: stranger).status
+                            == 404)
 
-                    let suggestions = try await server.curl("GET", "/v1/owners/\(Self.eva)/suggestions?at=2027-03-03T20:00:00Z", token: owner)
+                    let suggestions = try await server.curl(
+                        "GET", "/v1/owners/\(Self.eva)/suggestions?at=2027-03-03T20:00:00Z", token: owner)
                     #expect(suggestions.status == 200, "\(suggestions.text)")
                     let suggested = try suggestions.decode([Suggested].self)
                     #expect(suggested.map(\.reason) == ["check-in-open"])
                     #expect(suggested.first?.url == "https://www.skyways.example/check-in/RXJ34P")
-                    #expect(try await server.curl("GET", "/v1/owners/\(Self.eva)/suggestions", token: stranger).status == 403)
+                    #expect(
+                        try await server.curl("GET", "/v1/owners/\(Self.eva)/suggestions", token: stranger).status
+                            == 403)
                 }
             }
             switch backend {

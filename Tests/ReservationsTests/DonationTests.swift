@@ -18,7 +18,8 @@ struct DonationTests {
     }
 
     @Test(arguments: [
-        ("flight", Reservation.Kind.flight), ("lodging", .lodging), ("restaurant", .restaurant), ("rental-car", .rentalCar),
+        ("flight", Reservation.Kind.flight), ("lodging", .lodging), ("restaurant", .restaurant),
+        ("rental-car", .rentalCar),
         ("train", .train), ("bus", .bus), ("boat", .boat), ("event", .event),
     ])
     func everyExampleResolvesToItsKind(name: String, kind: Reservation.Kind) throws {
@@ -58,7 +59,9 @@ struct DonationTests {
         }
         document["reservations"] = reservations
         let donation = try Self.read(document)
-        #expect(donation.problems.contains { $0.code == "donation.missing-property" && $0.path == path }, "\(donation.problems)")
+        #expect(
+            donation.problems.contains { $0.code == "donation.missing-property" && $0.path == path },
+            "\(donation.problems)")
     }
 
     @Test func donatedActionsKeepTheirWindowAndAFlightWithoutOneGetsTheInferredDay() throws {
@@ -71,7 +74,9 @@ struct DonationTests {
         #expect(donation.interactionTime == ReservationAction.instant("2026-11-20T09:00:00Z"))
 
         var reservations = try #require(document["reservations"] as? [[String: Any]])
-        reservations[0]["actions"] = [["type": "checkIn", "userActivity": ["webpageURL": "https://www.skyways.example/c"]]]
+        reservations[0]["actions"] = [
+            ["type": "checkIn", "userActivity": ["webpageURL": "https://www.skyways.example/c"]]
+        ]
         document["reservations"] = reservations
         let inferred = try #require(try Self.read(document).resolutions.first?.reservation?.actions?.first)
         #expect(inferred.windowInferred)
@@ -82,7 +87,10 @@ struct DonationTests {
 
     @Test func structuralProblemsHaveTheirOwnCodes() throws {
         #expect(Donation.read(Array("[1]".utf8)).problems.map(\.code) == ["donation.malformed"])
-        #expect(Donation.read(Array(#"{"reservations": []}"#.utf8)).problems.map(\.description) == ["donation.missing-property reservations"])
+        #expect(
+            Donation.read(Array(#"{"reservations": []}"#.utf8)).problems.map(\.description) == [
+                "donation.missing-property reservations"
+            ])
         var document = try Self.document("restaurant")
         document["responseCode"] = "failure"
         var reservations = try #require(document["reservations"] as? [[String: Any]])
