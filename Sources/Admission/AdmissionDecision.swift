@@ -13,6 +13,9 @@ package struct AdmissionDecision: Sendable {
         case email(EmailAuthentication)
         /// A page the gateway fetched itself; `verified` is true when it came over HTTPS with a valid certificate.
         case web(host: DomainName, finalURL: String, verified: Bool)
+        /// An app donation: the app bound to `domain`; `verified` is true when it came with that app's own token (an
+        /// operator donating on an app's behalf proves nothing about the app: unverified).
+        case app(identifier: String, domain: DomainName, verified: Bool)
     }
 
     /// What happened to one reservation item.
@@ -113,6 +116,16 @@ package struct AdmissionDecision: Sendable {
                     flagsUsed.append(.allowUnverifiedSources)
                 } else {
                     codes.append("web.not-verified")
+                }
+            }
+        case .app(_, let domain, let verified):
+            sourceDomain = domain
+            ownersMustBeSigned = false
+            if !verified {
+                if flags.contains(.allowUnverifiedSources) {
+                    flagsUsed.append(.allowUnverifiedSources)
+                } else {
+                    codes.append("app.not-verified")
                 }
             }
         }

@@ -5,6 +5,10 @@ package struct AdmissionError: Error, Sendable, Hashable, CustomStringConvertibl
         private init(_ code: String) { description = code }
 
         package static let domainInvalid = Code("registry.domain-invalid")
+        /// Not a bundle identifier (`com.airline.app`).
+        package static let appIdentifierInvalid = Code("app.identifier-invalid")
+        /// The app is bound to another registered domain already.
+        package static let appBoundElsewhere = Code("app.bound-elsewhere")
         package static let ipLiteral = Code("registry.ip-literal")
         package static let publicSuffix = Code("registry.public-suffix")
         package static let mixedScripts = Code("registry.mixed-scripts")

@@ -6,7 +6,7 @@ package import Store
 /// re-checks, approval, revocation, test mode and link hosts, and the lookup that admission makes (a registered domain
 /// covers its subdomains). Each change runs a ``DomainLifecycle`` rule in one store transaction.
 package struct DomainRegistry: Sendable {
-    private let store: any DomainRegistryStore
+    let store: any DomainRegistryStore
     private let policy: Policy
     private let publicSuffixes: PublicSuffixList
 

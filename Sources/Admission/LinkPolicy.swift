@@ -118,6 +118,23 @@ package struct LinkPolicy: Sendable {
                     reservation.tickets[index].ticketToken = nil
                 }
             }
+            // An action's link (a check-in page, a user activity's web page) is held to the same rule; the action
+            // stays (its window is still worth a reminder), without the link.
+            if var actions = reservation.actions {
+                for index in actions.indices {
+                    if let url = actions[index].url, case .dropped(let code) = verdict(url) {
+                        actions[index].url = nil
+                        // A markup action's link was reported where the markup has it (`checkinUrl`, `target`).
+                        if actions[index].origin == .donation {
+                            warnings.append(Diagnostic(.warning, code, path: "actions[\(index)].url", Self.message(code)))
+                        }
+                    }
+                    if let page = actions[index].userActivity?.webpageURL, verdict(page) != .kept {
+                        actions[index].userActivity?.webpageURL = nil
+                    }
+                }
+                reservation.actions = actions
+            }
             filtered.reservation = reservation
         }
         filtered.diagnostics += warnings

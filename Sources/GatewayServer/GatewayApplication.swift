@@ -23,6 +23,7 @@ package enum GatewayApplication {
         addTokenRoutes(to: router, services)
         addChangeRoutes(to: router, services)
         addWebhookRoutes(to: router, services)
+        addDonationRoutes(to: router, services)
         return router
     }
 

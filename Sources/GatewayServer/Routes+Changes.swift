@@ -86,6 +86,8 @@ extension GatewayServices {
                 throw APIError.forbidden("an owner token reads its own owner's changes only")
             }
             return .owner(own)
+        case .app:
+            throw APIError.forbidden("an app token donates; changes are read with a sender, owner or admin token")
         case .sender:
             guard owner == nil else { throw APIError.forbidden("a sender token reads its domain's changes only") }
             let own = DomainName(trustedASCII: token.subject)

@@ -59,6 +59,7 @@ extension GatewayApplication {
             switch token.role {
             case .admin: break
             case .owner: throw APIError.forbidden("an owner token cannot read the decision log")
+            case .app: throw APIError.forbidden("an app token donates; the decision log needs its domain's sender token")
             case .sender:
                 let own = DomainName(trustedASCII: token.subject)
                 if let requested = domain {

@@ -112,8 +112,8 @@ extension GatewayServices {
             return own
         case .admin:
             return asked
-        case .sender:
-            throw APIError.forbidden("a sender token submits; reading reservations needs the owner's token")
+        case .sender, .app:
+            throw APIError.forbidden("a sender or app token submits; reading reservations needs the owner's token")
         }
     }
 }

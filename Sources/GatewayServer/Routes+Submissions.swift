@@ -90,6 +90,7 @@ extension GatewayServices {
         switch token.role {
         case .admin: return
         case .owner: throw APIError.forbidden("an owner token reads reservations; submissions need a sender token")
+        case .app: throw APIError.forbidden("an app token donates (POST /v1/donations); mail needs a sender token")
         case .sender:
             // The header block only (the From field is all this needs): the pipeline parses the whole message.
             guard let parsed = try? RawMessage(headerSectionOf: message) else { return }  // refused later, with its code
@@ -110,6 +111,7 @@ extension GatewayServices {
         switch token.role {
         case .admin: return
         case .owner: throw APIError.forbidden("an owner token reads reservations; submissions need a sender token")
+        case .app: throw APIError.forbidden("an app token donates (POST /v1/donations); pages need a sender token")
         case .sender:
             guard let domain = try? DomainName(normalizing: host), domain.isWithin(DomainName(trustedASCII: token.subject))
             else {

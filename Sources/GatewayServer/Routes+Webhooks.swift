@@ -187,6 +187,7 @@ extension GatewayServices {
         switch token.role {
         case .admin: return true
         case .owner: return hook.owner.map { $0.address == token.subject } ?? false
+        case .app: return false
         case .sender:
             guard let domain = hook.domain else { return false }
             return domain == token.subject || domain.hasSuffix("." + token.subject)

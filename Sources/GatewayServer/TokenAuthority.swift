@@ -40,6 +40,13 @@ package struct TokenAuthority: Sendable {
                     reason: "\(domain.ascii) is not registered; register it first")
             }
             return domain.ascii
+        case .app:
+            guard DomainRegistry.isAppIdentifier(subject), try await store.registration(ofApp: subject) != nil else {
+                throw TokenError(
+                    code: "app.not-registered",
+                    reason: "\(subject.prefix(100)) is not a registered app; run gateway apps register \(subject.prefix(100)) --domain D first")
+            }
+            return subject
         }
     }
 
@@ -101,6 +108,7 @@ package struct TokenAuthority: Sendable {
             case .admin: "gwa_"
             case .sender: "gws_"
             case .owner: "gwo_"
+            case .app: "gwp_"
             }
         return prefix + base64URL(bytes)
     }

@@ -94,14 +94,18 @@ package enum CalendarFeed {
         let place = reservation.location ?? reservation.departure
         if let location = place.flatMap(location) { lines.append("LOCATION:\(escape(location))") }
         if let geo = place?.geo { lines.append("GEO:\(coordinate(geo.latitude));\(coordinate(geo.longitude))") }
-        if let url = reservation.url, url.hasPrefix("https://") || url.hasPrefix("http://") {
+        let checkIn = reservation.actions?.first { $0.type == .checkIn }
+        // The page of the reservation; without one, where the owner checks in (issue 17).
+        if let url = reservation.url ?? checkIn?.url, url.hasPrefix("https://") || url.hasPrefix("http://") {
             lines.append("URL:\(url)")
         }
         var description = ["Reservation \(reservation.reservationId ?? stored.containerReference)"]
         if let name = reservation.underName { description.append("Under the name \(name)") }
         if let provider = reservation.provider?.name { description.append("With \(provider)") }
         description.append("From \(stored.sourceDomain)")
+        if let url = checkIn?.url { description.append("Check in: \(url)") }
         lines.append("DESCRIPTION:\(escape(description.joined(separator: "\n")))")
+        lines += alarm(checkIn, title: title(reservation), stored: stored)
         lines.append("END:VEVENT")
         return lines
     }
@@ -119,6 +123,18 @@ package enum CalendarFeed {
     static func status(_ stored: StoredReservation) -> String {
         if stored.status == .cancelled { return "CANCELLED" }
         return stored.consent.state == .accepted ? "CONFIRMED" : "TENTATIVE"
+    }
+
+    /// A VALARM (RFC 5545 §3.6.6) at the instant check-in opens, for a live item whose check-in window start is known
+    /// (given, or the 24 hours before a departure inferred for a flight).
+    static func alarm(_ checkIn: ReservationAction?, title: String, stored: StoredReservation) -> [String] {
+        guard stored.status == .confirmed, let checkIn, let opens = checkIn.validFromDate else { return [] }
+        var text = "Check-in opens: \(title)"
+        if let url = checkIn.url { text += " \(url)" }
+        return [
+            "BEGIN:VALARM", "ACTION:DISPLAY", "TRIGGER;VALUE=DATE-TIME:\(utc(opens))", "DESCRIPTION:\(escape(text))",
+            "END:VALARM",
+        ]
     }
 
     /// Where the start and the end of an item are: departure and arrival for a trip or a rental, the venue for a

@@ -55,6 +55,17 @@ package struct ReservationView: Codable, Sendable, Hashable {
         self.history = history.map { "v\($0.version) \($0.status.rawValue) \($0.recordedAt.formatted(.iso8601))" }
         versions = history.map { Version($0) }
     }
+    /// Check-in and other actions with their windows (absent when none).
+    package var actions: [ReservationAction]?
+    /// What to open when the owner taps the reservation ("show in app"): the app's user activity and page for a
+    /// donation, the page or the markup's link otherwise (absent when nothing is known).
+    package var open: OpenTarget?
+
+    /// Where "show reservation" leads.
+    package struct OpenTarget: Codable, Sendable, Hashable {
+        package var url: String?
+        package var userActivity: ReservationAction.UserActivity?
+    }
 
     package init(_ stored: StoredReservation) {
         id = stored.id
@@ -72,6 +83,11 @@ package struct ReservationView: Codable, Sendable, Hashable {
         provenance = stored.provenance.sources
         let payload = try? JSONDecoder().decode(StoredPayload.self, from: stored.payload)
         markup = payload?.markup
+        let reservation = payload?.reservation
+        actions = reservation?.actions
+        let activity = reservation?.actions?.lazy.compactMap(\.userActivity).first
+        let url = reservation?.url ?? activity?.webpageURL ?? reservation?.actions?.lazy.compactMap(\.url).first
+        open = url == nil && activity == nil ? nil : OpenTarget(url: url, userActivity: activity)
         summary = payload.map { Resolution(reservation: $0.reservation, diagnostics: [], normalized: $0.markup, syntax: .jsonLD).summary } ?? stored.kind
         underName = payload.flatMap { ReservationContent.underName(of: $0.reservation) }
     }

@@ -145,6 +145,9 @@ package struct Reservation: Codable, Sendable, Hashable {
     package var partySize: Int?
     /// Tickets and seats, in document order.
     package var tickets: [Ticket]
+    /// Check-in and other actions with their windows (markup's `checkinUrl` and `CheckInAction`, a donation's
+    /// `INReservationAction`s); nil when there are none, so a payload without actions is the same bytes as before.
+    package var actions: [ReservationAction]?
 
     /// An empty reservation of `kind`, to be filled in.
     package init(kind: Kind) {

@@ -267,12 +267,13 @@ package struct ReservationResolver: Sendable {
         }
         root.types = [kind.schemaType]
         var resolver = ReservationItemResolver(kind: kind, root: root, directory: configuration.timeZones)
-        let reservation = resolver.resolve()
+        var reservation = resolver.resolve()
         var seen = Set<Diagnostic>()
         let diagnostics = (leading + resolver.diagnostics).filter { seen.insert($0).inserted }
-        return Resolution(
-            reservation: reservation, diagnostics: diagnostics, normalized: Self.json(resolver.root, isTopLevel: true),
-            syntax: item.node.syntax)
+        let normalized = Self.json(resolver.root, isTopLevel: true)
+        let actions = ReservationAction.inferringWindows(ReservationAction.fromMarkup(normalized), for: reservation)
+        reservation.actions = actions.isEmpty ? nil : actions
+        return Resolution(reservation: reservation, diagnostics: diagnostics, normalized: normalized, syntax: item.node.syntax)
     }
 
     /// A copy of `node` with schema.org IRIs stripped from types and property names, text trimmed,

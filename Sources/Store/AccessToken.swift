@@ -11,11 +11,14 @@ package struct AccessToken: Codable, Hashable, Sendable {
         case sender
         /// Reading one owner's (``AccessToken/subject``, an address) reservations and calendar feed.
         case owner
+        /// Donations from one app (``AccessToken/subject``, its identifier), bound to a registered domain.
+        case app
     }
 
     package var id: Int64
     package var role: Role
-    /// The registered domain of a sender token, the address of an owner token, empty for an admin token.
+    /// The registered domain of a sender token, the address of an owner token, the app identifier of an app token, empty
+    /// for an admin token.
     package var subject: String
     /// Free text for people: what the token is for ("postfix on mx1", "first start").
     package var label: String

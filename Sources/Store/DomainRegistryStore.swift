@@ -85,3 +85,11 @@ extension DomainUpdate {
 /// An error a caller's rule throws inside a store transaction (a registry change refused): the backend rolls the
 /// transaction back and rethrows it unchanged, never as a `StoreError`.
 package protocol TransactionRefusal: Error {}
+
+extension DomainRegistryStore {
+    /// The registration the app `identifier` is bound to (``RegisteredDomain/Trust/apps``); nil when none. Registries
+    /// hold few domains, so this reads them all.
+    package func registration(ofApp identifier: String) async throws -> RegisteredDomain? {
+        try await registeredDomains(status: nil).first { $0.trust.apps.contains(identifier) }
+    }
+}

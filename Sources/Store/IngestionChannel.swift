@@ -8,4 +8,6 @@ package enum IngestionChannel: String, Codable, Hashable, Sendable, CaseIterable
     case http
     /// An email delivered by the LMTP listener (RFC 2033).
     case lmtp
+    /// A donation from a booking app, made with its app token (issue 17).
+    case app
 }

@@ -63,11 +63,15 @@ extension RegisteredDomain {
         package var hosts: [String]
         /// Markup admitted before approval for a few listed owners only; nil when off.
         package var testMode: TestMode?
+        /// The apps bound to this domain (`gateway apps register APP-ID --domain D`): their donations are admitted as
+        /// this domain's. Absent from the stored JSON when there are none, so older registrations read the same.
+        package var apps: [String]
 
         package init(
             challenge: String? = nil, verifiedAt: Date? = nil, lastCheck: DomainCheck? = nil, missingChecks: Int = 0,
-            suspension: Suspension? = nil, hosts: [String] = [], testMode: TestMode? = nil
+            suspension: Suspension? = nil, hosts: [String] = [], testMode: TestMode? = nil, apps: [String] = []
         ) {
+            self.apps = apps
             self.challenge = challenge
             self.verifiedAt = verifiedAt
             self.lastCheck = lastCheck
@@ -78,7 +82,19 @@ extension RegisteredDomain {
         }
 
         private enum CodingKeys: String, CodingKey {
-            case challenge, verifiedAt, lastCheck, missingChecks, suspension, hosts, testMode
+            case challenge, verifiedAt, lastCheck, missingChecks, suspension, hosts, testMode, apps
+        }
+
+        package func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encodeIfPresent(challenge, forKey: .challenge)
+            try container.encodeIfPresent(verifiedAt, forKey: .verifiedAt)
+            try container.encodeIfPresent(lastCheck, forKey: .lastCheck)
+            try container.encode(missingChecks, forKey: .missingChecks)
+            try container.encodeIfPresent(suspension, forKey: .suspension)
+            try container.encode(hosts, forKey: .hosts)
+            try container.encodeIfPresent(testMode, forKey: .testMode)
+            if !apps.isEmpty { try container.encode(apps, forKey: .apps) }
         }
 
         /// Every member may be missing (a registration from before proofs reads as `{}`).
@@ -91,6 +107,7 @@ extension RegisteredDomain {
             suspension = try container.decodeIfPresent(Suspension.self, forKey: .suspension)
             hosts = try container.decodeIfPresent([String].self, forKey: .hosts) ?? []
             testMode = try container.decodeIfPresent(TestMode.self, forKey: .testMode)
+            apps = try container.decodeIfPresent([String].self, forKey: .apps) ?? []
         }
     }
 

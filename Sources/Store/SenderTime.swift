@@ -18,6 +18,10 @@ package struct SenderTime: Codable, Hashable, Sendable, Comparable {
         case pageModified = "page-modified"
         /// When the gateway fetched the page (a page that states no time of its own).
         case fetchTime = "fetch-time"
+        /// When an app says it donated (`INInteraction.dateInterval`'s start).
+        case donationTime = "donation-time"
+        /// A donated reservation's `bookingTime`, when the donation gives no time of its own.
+        case bookingTime = "booking-time"
     }
 
     /// The instant, to the millisecond.

@@ -18,6 +18,7 @@ struct Gateway: AsyncParsableCommand {
             RetryCommand.self, LogCommand.self, ReservationsCommand.self, DKIMCommand.self, ExtractCommand.self,
             ServeCommand.self, TokensCommand.self, StoreCommand.self, ChangesCommand.self, WebhooksCommand.self,
             OwnersCommand.self,
+            DonateCommand.self, AppsCommand.self, SuggestionsCommand.self,
         ]
     )
 

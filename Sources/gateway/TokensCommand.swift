@@ -10,6 +10,7 @@ struct TokensCommand: AsyncParsableCommand {
         discussion: """
             admin: domains, flags, tokens, everyone's data. sender DOMAIN: submissions and checks for a registered \
             domain and its subdomains. owner ADDRESS: that owner's reservations and calendar feed. \
+            app APP-ID: donations from an app bound to a registered domain (gateway apps register). \
             Only a hash of each token is stored: a secret is shown once, when it is issued.
             """,
         subcommands: [Issue.self, List.self, Revoke.self]
@@ -17,14 +18,16 @@ struct TokensCommand: AsyncParsableCommand {
 
     struct Issue: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Issue a token and print its secret, once.")
-        @Argument(help: "admin, sender or owner.") var role: String
-        @Argument(help: "The registered domain (sender) or the address (owner); none for admin.") var subject: String?
+        @Argument(help: "admin, sender, owner or app.") var role: String
+        @Argument(help: "The registered domain (sender), the address (owner) or the app identifier (app); none for admin.")
+        var subject: String?
         @Option(help: "What the token is for, for people reading the list.") var label = ""
         @Flag(help: "Print JSON.") var json = false
         @OptionGroup var state: StateOptions
 
         func validate() throws {
-            guard AccessToken.Role(rawValue: role) != nil else { throw ValidationError("the role is admin, sender or owner") }
+            guard AccessToken.Role(rawValue: role) != nil else { throw ValidationError("the role is admin, sender, owner or app") }
+            if role == "app" && subject == nil { throw ValidationError("an app token needs the app's identifier") }
             if role == "sender" && subject == nil { throw ValidationError("a sender token needs its registered domain") }
             if role == "owner" && subject == nil { throw ValidationError("an owner token needs the owner's address") }
         }
@@ -51,14 +54,14 @@ struct TokensCommand: AsyncParsableCommand {
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List tokens (never their secrets).")
-        @Option(help: "Only admin, sender or owner tokens.") var role: String?
+        @Option(help: "Only admin, sender, owner or app tokens.") var role: String?
         @Flag(help: "Print JSON.") var json = false
         @OptionGroup var state: StateOptions
 
         func run() async throws {
             var filter: AccessToken.Role?
             if let role {
-                guard let parsed = AccessToken.Role(rawValue: role) else { throw ValidationError("--role is admin, sender or owner") }
+                guard let parsed = AccessToken.Role(rawValue: role) else { throw ValidationError("--role is admin, sender, owner or app") }
                 filter = parsed
             }
             let tokens = try await state.withStore { try await $0.tokens(role: filter) }

@@ -119,7 +119,7 @@ struct OpenAPIDocumentTests {
                 for name in names.keys { #expect(schemes.contains(name), "\(operation) names an unknown scheme \(name)") }
             }
             #expect(security.isEmpty == roles.isEmpty, "\(operation): security and x-roles disagree")
-            #expect(Set(roles).isSubset(of: ["admin", "sender", "owner"]), "\(operation): unknown role in \(roles)")
+            #expect(Set(roles).isSubset(of: ["admin", "sender", "owner", "app"]), "\(operation): unknown role in \(roles)")
             if !security.isEmpty {
                 #expect(responses["401"] != nil, "\(operation) takes a token but states no 401")
                 let description = object["description"] as? String ?? ""
