@@ -128,8 +128,8 @@ extension GatewayServices {
             return owner
         case .owner:
             throw APIError.forbidden("an owner token acts for its own owner only")
-        case .sender:
-            throw APIError.forbidden("a sender token submits; an owner's decisions need the owner's token")
+        case .sender, .app:
+            throw APIError.forbidden("a sender or app token submits; an owner's decisions need the owner's token")
         }
     }
 }

@@ -66,8 +66,11 @@ extension Ingestor {
             documentTime: documentTime,
             organizationalDomain: environment.publicSuffixes.organizationalDomain(of: domain),
             now: environment.now(), sourceDescription: source)
+        let origin = Provenance.Source(
+            channel: .app, sourceDomain: domain.ascii, appIdentifier: app, appVerified: verified,
+            policy: environment.policy.name, admittedAt: environment.now())
         return try await record(
             decision, source: source, displaySource: displaySource, channel: .app, contentHash: contentHash, dkim: nil,
-            diagnostics: [], bytes: bytes, givenOwners: owners, dryRun: dryRun, spoolID: nil)
+            diagnostics: [], bytes: bytes, givenOwners: owners, dryRun: dryRun, spoolID: nil, origin: origin)
     }
 }

@@ -106,6 +106,7 @@ package struct ReservationView: Codable, Sendable, Hashable {
         if let dkim = source.dkim { parts.append("DKIM d=\(dkim.signingDomain) s=\(dkim.selector)") }
         if let digest = source.messageIDSHA256 { parts.append("Message-ID sha256 \(digest.prefix(16))…") }
         if let url = source.url { parts.append(url) }
+        if let app = source.appIdentifier { parts.append("app \(app)\(source.appVerified == false ? " (not its own token)" : "")") }
         if let certificate = source.certificateSHA256 {
             parts.append("certificate sha256 \(certificate.prefix(16))…\(source.certificateVerified == false ? " (not verified)" : "")")
         }

@@ -23,6 +23,10 @@ package struct Provenance: Codable, Hashable, Sendable {
         package var certificateSHA256: String?
         /// For the web: whether that certificate was verified (false only under `allow-unverified-sources`).
         package var certificateVerified: Bool?
+        /// For an app donation: the app's identifier (`com.skyways.app`).
+        package var appIdentifier: String?
+        /// For an app donation: whether the app's own token made it (false only under `allow-unverified-sources`).
+        package var appVerified: Bool?
         /// The developer flags the admission relied on.
         package var flags: [String]
         /// What else the admission relied on, named beside the flags: `test-mode` (the domain's test mode, admitting
@@ -35,8 +39,9 @@ package struct Provenance: Codable, Hashable, Sendable {
 
         package init(
             channel: IngestionChannel, sourceDomain: String, dkim: DKIMIdentity? = nil, messageIDSHA256: String? = nil,
-            url: String? = nil, certificateSHA256: String? = nil, certificateVerified: Bool? = nil, flags: [String] = [],
-            testModes: [String] = [], policy: String, admittedAt: Date
+            url: String? = nil, certificateSHA256: String? = nil, certificateVerified: Bool? = nil,
+            appIdentifier: String? = nil, appVerified: Bool? = nil, flags: [String] = [], testModes: [String] = [],
+            policy: String, admittedAt: Date
         ) {
             self.channel = channel
             self.sourceDomain = sourceDomain
@@ -45,6 +50,8 @@ package struct Provenance: Codable, Hashable, Sendable {
             self.url = url
             self.certificateSHA256 = certificateSHA256
             self.certificateVerified = certificateVerified
+            self.appIdentifier = appIdentifier
+            self.appVerified = appVerified
             self.flags = flags
             self.testModes = testModes
             self.policy = policy
