@@ -53,16 +53,19 @@ extension PostgresStore {
             requests, operation: "ingest",
             locks: requests.flatMap { $0.reservations.map { ($0.owner, $0.sourceDomain) } }
         ) { request, connection in
+            // First: a message another node decided meanwhile writes nothing (SpoolLease: exactly once). The row lock
+            // makes a second node's delete wait for the first one's commit, then find the row gone.
+            if let spoolID = request.spoolID {
+                let deleted = try await Self.rows(
+                    "DELETE FROM spooled_message WHERE id = \(spoolID) RETURNING id", on: connection, logger: logger)
+                guard !deleted.isEmpty else { throw StoreError.spoolEntryGone(spoolID) }
+            }
             var outcomes: [LifecycleOutcome] = []
             for item in request.reservations {
                 outcomes.append(try await Self.apply(item, now: request.now, on: connection, logger: logger))
             }
-            let stored = try await Self.insert(
+            return try await Self.insert(
                 request.decision.recording(outcomes, of: request.reservations), on: connection, logger: logger)
-            if let spoolID = request.spoolID {
-                try await connection.query("DELETE FROM spooled_message WHERE id = \(spoolID)", logger: logger)
-            }
-            return stored
         }
     }
 

@@ -36,12 +36,13 @@ extension SQLiteStore {
     /// One ingestion's rows: the reservations applied in order, the log entry with their outcomes, and the spooled
     /// message removed.
     static func ingest(_ request: IngestionRequest, in db: Database) throws -> DecisionLogEntry {
-        let outcomes = try request.reservations.map { try apply($0, now: request.now, in: db) }
-        let stored = try insert(request.decision.recording(outcomes, of: request.reservations), in: db)
+        // First: a message another process decided meanwhile writes nothing (SpoolLease: exactly once).
         if let spoolID = request.spoolID {
             try db.cachedStatement(sql: "DELETE FROM spooled_message WHERE id = ?").execute(arguments: [spoolID])
+            guard db.changesCount > 0 else { throw StoreError.spoolEntryGone(spoolID) }
         }
-        return stored
+        let outcomes = try request.reservations.map { try apply($0, now: request.now, in: db) }
+        return try insert(request.decision.recording(outcomes, of: request.reservations), in: db)
     }
 }
 
@@ -55,12 +56,12 @@ extension SQLiteStore {
         try db.cachedStatement(
             sql: """
                 INSERT INTO spooled_message (bytes, channel, owner, reason_code, attempts, next_attempt_at,
-                    created_at, updated_at)
-                VALUES (?, ?, ?, ?, 0, ?, ?, ?)
+                    created_at, updated_at, claimed_by, claimed_until)
+                VALUES (?, ?, ?, ?, 0, ?, ?, ?, ?, ?)
                 """
         ).execute(arguments: [
             request.message, request.channel.rawValue, request.owner?.address ?? "", request.reasonCode, request.nextAttemptAt,
-            request.now, request.now,
+            request.now, request.now, request.claimedBy, request.claimedUntil,
         ])
         return request.spooled(id: db.lastInsertedRowID)
     }

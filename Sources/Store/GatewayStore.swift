@@ -1,7 +1,8 @@
 /// Everything the gateway keeps, from one backend: reservations, the decision log, the domain registry, the
-/// developer flags, the message spool, the server's tokens and the cluster's job leases.
+/// developer flags, the message spool, the server's tokens and the cluster's job leases, and the signals that tell
+/// a node what other nodes changed.
 package protocol GatewayStore: ReservationStore, DecisionLog, DomainRegistryStore, FlagStore, MessageSpool, TokenStore,
-    JobLeaseStore
+    JobLeaseStore, StoreChangeSignals
 {
     /// Applies `reservations`, appends `decision` with what happened to each of them, and removes the spooled
     /// message it was retried from, all in one transaction: the log never disagrees with the records.
@@ -10,6 +11,8 @@ package protocol GatewayStore: ReservationStore, DecisionLog, DomainRegistryStor
     ///   - decision: The log entry; the outcome of each reservation is appended to its `reservations`.
     ///   - spoolID: The spooled message this attempt decided, removed on success; nil for a first attempt.
     /// - Returns: The entry as stored, with its `id` and the outcomes.
+    /// - Throws: `store.spool-entry-gone`, writing nothing, when message `spoolID` is no longer spooled (another node
+    ///   decided it).
     func ingest(
         _ reservations: [IncomingReservation], decision: DecisionLogEntry, removingSpooledMessage spoolID: Int64?
     ) async throws -> DecisionLogEntry

@@ -150,6 +150,18 @@ package struct StoreLimits: Hashable, Sendable {
         try checkField(holder, "holder")
     }
 
+    /// Throws `store.invalid-argument` unless a spool claim names its holder within limits, for a positive duration.
+    package func validateSpoolLease(_ lease: SpoolLease) throws(StoreError) {
+        guard !lease.holder.isEmpty else {
+            throw StoreError(code: .invalidArgument, reason: "a spool claim needs its holder")
+        }
+        guard lease.duration > 0, lease.duration <= 86_400 else {
+            throw StoreError(
+                code: .invalidArgument, reason: "a spool claim lasts more than 0 s and at most a day, not \(lease.duration) s")
+        }
+        try checkField(lease.holder, "holder")
+    }
+
     package func validateFlagChange(name: String, actor: String) throws(StoreError) {
         guard !name.isEmpty, !actor.isEmpty else {
             throw StoreError(code: .invalidArgument, reason: "a flag change needs the flag's name and who makes it")
@@ -183,7 +195,7 @@ package struct StoreLimits: Hashable, Sendable {
 /// at `v3`, the first schema it had; SQLite's at `v1`.
 package enum StoreSchema {
     /// Every schema version, oldest first.
-    package static let versions = ["v1", "v2", "v3", "v4"]
+    package static let versions = ["v1", "v2", "v3", "v4", "v5-cluster"]
     /// The version this gateway writes.
     package static var current: String { versions[versions.count - 1] }
 }

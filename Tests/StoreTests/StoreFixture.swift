@@ -51,7 +51,7 @@ enum StoreBackend: String, CaseIterable, Sendable, CustomTestStringConvertible {
     var testDescription: String { rawValue }
 
     /// The template every PostgreSQL test database is copied from: migrated once per server.
-    static let postgresTemplate = "gateway_store_\(StoreSchema.current)"
+    static let postgresTemplate = "gateway_store_\(StoreSchema.current.replacingOccurrences(of: "-", with: "_"))"
 
     /// A fresh database, migrated, on the test process's PostgreSQL server.
     static func postgresDatabase() async throws -> (server: PostgresServer, name: String, settings: PostgresSettings) {
