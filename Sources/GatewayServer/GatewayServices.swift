@@ -1,4 +1,5 @@
 package import Ingestion
+package import Store
 import Synchronization
 
 /// Everything the HTTP API and the LMTP listener share: the pipeline, the tokens, the back-pressure gate and the
@@ -20,8 +21,15 @@ package struct GatewayServices: Sendable {
     package var clusterJobs: [ClusterJob] = []
     /// How often this node asks for each cluster job's lease.
     package var clusterJobTick: Duration = .seconds(5)
-    /// This node's name in the store's job leases.
+    /// This node's name in the store's job leases and spool claims.
     package let node = ClusterJobs.nodeName()
+    /// Whether the store answers, as this node last saw it (``StoreWatcher``).
+    package let storeHealth = StoreHealth()
+    /// This node's copies of the registry, flags and tokens (nil with `read-cache: false`), kept current by
+    /// ``StoreWatcher``; the ingestor and the token authority read through it.
+    package let readCache: StoreReadCache?
+    /// The spooled messages this node has claimed and is still deciding: ``SpoolWorker`` renews their claims.
+    package let spoolClaims = SpoolClaims()
     let lifecycle = ServerLifecycle()
     /// Who may hold the HTTP listener's connections (``GuardedHTTPChannel``).
     package let connectionGuard: ConnectionGuard
@@ -31,8 +39,12 @@ package struct GatewayServices: Sendable {
         sandboxRestarts: @escaping @Sendable () -> Int = { 0 }, sandboxReady: @escaping @Sendable () -> Bool = { true },
         actorPrefix: String = "api"
     ) {
-        self.ingestor = ingestor
-        self.tokens = TokenAuthority(store: ingestor.environment.store)
+        var environment = ingestor.environment
+        let cache = configuration.readCache ? environment.readCache ?? StoreReadCache() : nil
+        environment.readCache = cache
+        self.readCache = cache
+        self.ingestor = Ingestor(environment: environment)
+        self.tokens = TokenAuthority(store: environment.sharedState)
         self.metrics = metrics
         self.gate = IngestionGate(
             maxRunning: configuration.maxConcurrentIngestions, maxWaiting: configuration.maxQueuedIngestions)
@@ -59,6 +71,7 @@ package struct GatewayServices: Sendable {
             throw error
         } catch {
             // The pipeline throws only when the store fails: the request may be tried again.
+            storeHealth.record(error)
             throw APIError.unavailable(error)
         }
         if let report {
@@ -67,6 +80,13 @@ package struct GatewayServices: Sendable {
             metrics.recordBusy(channel: channel)
         }
         return report
+    }
+}
+
+extension GatewayServices {
+    /// This node's claim on spooled messages: its name, for `spool-lease-seconds` from each renewal.
+    package var spoolLease: SpoolLease {
+        SpoolLease(holder: node, duration: configuration.spoolLeaseSeconds)
     }
 }
 
