@@ -26,6 +26,8 @@ final class ServerProcess: Sendable {
         var extra: [String] = []
         /// The store file's name in `directory`: `GatewayCLI`'s, so the command line reads the server's store.
         var storeName = "g.sqlite"
+        /// `--store` as given (a `postgres://` URL for several nodes on one database); nil: `storeName` in `directory`.
+        var storeLocation: String?
     }
 
     static let defaultAdminToken = "e2e-admin-token-0123456789abcdef"
@@ -61,7 +63,8 @@ final class ServerProcess: Sendable {
         let gateway = try #require(GatewayCLI.executable, "no gateway executable next to the tests: run swift build --build-tests")
         var arguments = [
             "-C", options.directory.path, "GATEWAY_ADMIN_TOKEN=\(options.adminToken)", gateway, "serve",
-            "--store", options.directory.appendingPathComponent(options.storeName).path, "--policy", options.policy,
+            "--store", options.storeLocation ?? options.directory.appendingPathComponent(options.storeName).path,
+            "--policy", options.policy,
             "--http", "127.0.0.1:0",
         ]
         arguments += ["--lmtp", expectLMTP ? "127.0.0.1:0" : "off"]
