@@ -167,7 +167,10 @@ let package = Package(
             name: "gateway-bench",
             dependencies: [
                 "DKIM", "DNS", "MailMessage", "Markup", "Reservations", "Admission", "Ingestion", "Sandbox", "Store",
-                "SQLiteStore",
+                "SQLiteStore", "PostgresStore", "GatewayServer",
+                // A durable PostgreSQL for the ingest suite (the tests' PostgresServer, with fsync on).
+                "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
                 // The serve suite's load clients (HTTP/1.1 and LMTP on SwiftNIO).
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

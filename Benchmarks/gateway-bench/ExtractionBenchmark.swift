@@ -1,4 +1,5 @@
 import Foundation
+import Dispatch
 import Glibc
 import Markup
 import Reservations
