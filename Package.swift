@@ -171,6 +171,7 @@ let package = Package(
                 // A durable PostgreSQL for the ingest suite (the tests' PostgresServer, with fsync on).
                 "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // The serve suite's load clients (HTTP/1.1 and LMTP on SwiftNIO).
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

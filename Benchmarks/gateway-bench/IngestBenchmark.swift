@@ -24,15 +24,9 @@ import TestSupport
 struct IngestBenchmark {
     var messageCount: Int
     /// Emails in flight at once (`--in-flight N`): enough that a worker never waits for the next document.
-    var concurrency = Self.option("--in-flight") ?? 16
+    var concurrency = 16
     /// Sandbox workers (`--workers N`); the gateway's default (two per core) when not given.
-    var workerCount = Self.option("--workers")
-
-    static func option(_ name: String) -> Int? {
-        let arguments = CommandLine.arguments
-        guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }
-        return Int(arguments[index + 1])
-    }
+    var workerCount: Int?
 
     /// What one measurement runs on: SQLite at a durability, or PostgreSQL with one or two nodes, with or without the
     /// servers' read cache.
@@ -68,16 +62,17 @@ struct IngestBenchmark {
         let workerPath = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
             .appendingPathComponent("gateway-worker").path
         guard FileManager.default.isExecutableFile(atPath: workerPath) else {
-            report("ingest: no gateway-worker next to the bench; run swift build -c release --product gateway-worker")
-            exit(1)
+            throw BenchFailure("ingest: no gateway-worker next to the bench; run swift build -c release --product gateway-worker")
         }
         let (corpus, zone) = try Self.reportedCorpus(count: messageCount)
 
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gateway-bench-\(getpid())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        ChildProcesses.removeOnSignal(directory.path)
         defer { try? FileManager.default.removeItem(at: directory) }
         // A durable PostgreSQL on the same disk as the SQLite files: every commit flushed, as synchronous=FULL.
         let postgres = try await PostgresServer.start(durable: true)
+        ChildProcesses.runOnSignal { postgres.stop() }
         defer { postgres.stop() }
         report("PostgreSQL: \(postgres.host):\(postgres.port), data in \(postgres.directory), fsync and synchronous_commit on")
 
@@ -218,8 +213,8 @@ struct IngestBenchmark {
                         "  CPU per email %.2f ms (gateway %.2f + workers %.2f + database server %.2f): %.0f idle cores would ingest about %.0f emails/s",
                     total, result.gatewayCPU, result.workerCPU, result.databaseCPU, cores, cores / (total / 1e3)))
             guard admitted == corpus.count else {
-                report("ERROR: \(corpus.count - admitted) emails were not admitted")
-                exit(1)
+                await pool.shutdown()
+                throw BenchFailure("\(corpus.count - admitted) emails were not admitted")
             }
             switch setup {
             case .sqlite(.full), .postgres(nodes: 1, readCache: true):
@@ -304,9 +299,16 @@ struct IngestBenchmark {
                 whole, dkim, extraction, resolve, reads, hash, authenticate, admit, whole - parts.reduce(0, +)))
     }
 
+    /// Ingests every email with at most `concurrency` in flight; returns the verdicts counted.
+    static func ingestAll(_ corpus: [[UInt8]], with ingestor: Ingestor, concurrency: Int) async throws
+        -> [DecisionLogEntry.Verdict: Int]
+    {
+        try await ingestAll(corpus, with: [ingestor], concurrency: concurrency).0
+    }
+
     /// Ingests every email with at most `concurrency` in flight, spread over `ingestors` (the nodes) in turn; returns
     /// the verdicts counted and each email's latency.
-    private static func ingestAll(_ corpus: [[UInt8]], with ingestors: [Ingestor], concurrency: Int) async throws
+    static func ingestAll(_ corpus: [[UInt8]], with ingestors: [Ingestor], concurrency: Int) async throws
         -> ([DecisionLogEntry.Verdict: Int], Latencies)
     {
         try await withThrowingTaskGroup(of: (DecisionLogEntry.Verdict, Int64).self) { group in
@@ -350,7 +352,8 @@ struct IngestBenchmark {
     }
 
     /// Signed confirmation emails (70% rsa-2048 relaxed/relaxed, 20% ed25519, 10% rsa-1024 simple/simple),
-    /// each a distinct flight reservation for a signed recipient, and the zone with their keys.
+    /// each a distinct flight reservation for a signed recipient, and the zone with their keys. Made on every core
+    /// (message `i` from its own seed, so the corpus is the same however it is split).
     static func corpus(count: Int) throws -> ([[UInt8]], String) {
         let profiles: [(String, PrivateKey, DKIMSignature.Canonicalization)] = [
             ("rsa2048", try PrivateKey.generate(type: .rsa, bits: 2048), .relaxed),
@@ -363,19 +366,30 @@ struct IngestBenchmark {
             zone +=
                 "\(selector)._domainkey.bench.example. 3600 IN TXT \"v=DKIM1; k=\(key.type == .rsa ? "rsa" : "ed25519"); p=\(data)\"\n"
         }
-        var generator = SplitMix64(seed: 20_261_204)
-        var corpus: [[UInt8]] = []
-        corpus.reserveCapacity(count)
-        for index in 0..<count {
-            let roll = generator.next() % 10
-            let (selector, key, canonicalization) = roll < 7 ? profiles[0] : roll < 9 ? profiles[1] : profiles[2]
-            let size = 5_000 + Int(generator.next() % 45_001)
-            let message = try RawMessage(bytes: CorpusGenerator.email(index: index, htmlBytes: size, using: &generator))
+        let signers = profiles.map { selector, key, canonicalization in
             var configuration = DKIMSigner.Configuration(signingDomain: "bench.example", selector: selector)
             configuration.headerCanonicalization = canonicalization
             configuration.bodyCanonicalization = canonicalization
-            corpus.append(try DKIMSigner(key: key, configuration: configuration).sign(message))
+            return DKIMSigner(key: key, configuration: configuration)
         }
+        let slices = max(1, min(count, 4 * ProcessInfo.processInfo.activeProcessorCount))
+        let results = Mutex<[Int: Result<[[UInt8]], any Error>]>([:])
+        DispatchQueue.concurrentPerform(iterations: slices) { slice in
+            let range = (count * slice / slices)..<(count * (slice + 1) / slices)
+            let made = Result { () throws -> [[UInt8]] in
+                try range.map { index in
+                    var generator = SplitMix64(seed: 20_261_204 &+ UInt64(index) &* 0x9E37_79B9)
+                    let roll = generator.next() % 10
+                    let signer = roll < 7 ? signers[0] : roll < 9 ? signers[1] : signers[2]
+                    let size = 5_000 + Int(generator.next() % 45_001)
+                    return try signer.sign(RawMessage(bytes: CorpusGenerator.email(index: index, htmlBytes: size, using: &generator)))
+                }
+            }
+            results.withLock { $0[slice] = made }
+        }
+        var corpus: [[UInt8]] = []
+        corpus.reserveCapacity(count)
+        for slice in 0..<slices { corpus += try results.withLock { $0[slice]! }.get() }
         return (corpus, zone)
     }
 }

@@ -39,7 +39,11 @@ struct ClusterJobs: Service {
     let logger: Logger
 
     func run() async throws {
-        guard !jobs.isEmpty else { return }
+        guard !jobs.isEmpty else {
+            // A service of the group that returns early ends the group: with nothing to run, wait for the stop.
+            try? await gracefulShutdown()
+            return
+        }
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             for job in jobs where !Task.isShuttingDownGracefully {
                 await runIfDue(job)

@@ -36,6 +36,7 @@ extension GatewayApplication {
                     try await ingestor.ingestEmail(bytes, source: source, owners: owners, channel: .http, dryRun: dryRun)
                 }
                 guard let report else { throw APIError.busy(retryAfter: services.configuration.retryAfterSeconds) }
+                if !dryRun { services.metrics.recordPrefilter(channel: channel, hasMarkup: !report.isWithoutMarkup) }
                 return try json(report, status: report.verdict == .deferred ? .accepted : .ok)
             }
 

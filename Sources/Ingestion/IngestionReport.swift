@@ -37,4 +37,18 @@ package struct IngestionReport: Sendable, Codable, Hashable {
     /// The spool entry holding a deferred message for `gateway retry`.
     package var spoolID: Int64?
     package var dryRun: Bool
+
+    /// The code of a message the markup prefilter found no evidence of markup in: answered without DKIM, sandbox or
+    /// store, and not logged (a message without markup leaves no trace of its identity in the decision log).
+    package static let noMarkupCode = "prefilter.no-markup"
+
+    /// Whether this is the answer to a message without markup (``noMarkupCode``).
+    package var isWithoutMarkup: Bool { codes == [Self.noMarkupCode] && logID == nil }
+
+    /// The report for a message the prefilter found no markup in.
+    static func withoutMarkup(source: String, channel: IngestionChannel, owners: [OwnerAddress]) -> IngestionReport {
+        IngestionReport(
+            source: source, channel: channel.rawValue, verdict: .rejected, codes: [noMarkupCode], sourceDomain: nil,
+            dkim: nil, flags: [], owners: owners, items: [], diagnostics: [], logID: nil, spoolID: nil, dryRun: false)
+    }
 }

@@ -2,7 +2,7 @@ package import Admission
 import DKIM
 package import DNS
 package import Foundation
-import MailMessage
+package import MailMessage
 import Markup
 import Reservations
 package import Sandbox
@@ -62,27 +62,37 @@ package struct Ingestor: Sendable {
     }
 
     /// Ingests one email.
+    ///
+    /// First the markup prefilter (``prefilter(_:)``): a message without evidence of markup is answered at once
+    /// with ``IngestionReport/noMarkupCode``, and costs no DKIM lookup, no sandbox and no store write; nothing of
+    /// it is logged (the caller counts it). A dry run and a retry of a spooled message skip the prefilter: a check
+    /// reports DKIM and every code, and a spooled message must be decided to leave the spool.
     /// - Parameters:
     ///   - owners: the owners given (`--owner`, RCPT TO), each a typed address; empty takes the signed To and Cc
     ///     addresses.
     ///   - dryRun: decide and report, store and log nothing (`gateway check`).
     ///   - spoolID: the spool entry this is a retry of.
+    ///   - prefiltered: the caller has run the prefilter on these bytes already and it found evidence (LMTP, which
+    ///     runs it before spooling).
     /// - Throws: only the store's errors; every refusal is a report.
     package func ingestEmail(
         _ bytes: [UInt8], source: String, owners: [OwnerAddress] = [], channel: IngestionChannel = .email,
-        dryRun: Bool = false, spoolID: Int64? = nil
+        dryRun: Bool = false, spoolID: Int64? = nil, prefiltered: Bool = false
     ) async throws -> IngestionReport {
         let policy = environment.policy
-        let contentHash = ContentHash.sha256Hex(bytes)
         guard bytes.count <= policy.limits.maxMessageBytes else {
-            return try await refuse(source: source, channel: channel, codes: ["admission.message-too-large"], contentHash: contentHash, owners: owners, dryRun: dryRun, spoolID: spoolID)
+            return try await refuse(source: source, channel: channel, codes: ["admission.message-too-large"], contentHash: ContentHash.sha256Hex(bytes), owners: owners, dryRun: dryRun, spoolID: spoolID)
         }
         let message: RawMessage
         do {
             message = try RawMessage(bytes: bytes)
         } catch {
-            return try await refuse(source: source, channel: channel, codes: [error.code], contentHash: contentHash, owners: owners, dryRun: dryRun, spoolID: spoolID)
+            return try await refuse(source: source, channel: channel, codes: [error.code], contentHash: ContentHash.sha256Hex(bytes), owners: owners, dryRun: dryRun, spoolID: spoolID)
         }
+        if !dryRun && spoolID == nil && !prefiltered && !prefilter(message).hasMarkup {
+            return IngestionReport.withoutMarkup(source: source, channel: channel, owners: owners)
+        }
+        let contentHash = ContentHash.sha256Hex(bytes)  // after the prefilter: most mail never needs it
 
         // Authenticate.
         let verification = await verifier.verify(message)
@@ -119,6 +129,21 @@ package struct Ingestor: Sendable {
             dkim: verification.result.rawValue, diagnostics: diagnostics, bytes: bytes, givenOwners: owners,
             dryRun: dryRun, spoolID: spoolID)
     }
+
+    /// The markup prefilter on a parsed message, with the limits the extraction stage reads the MIME structure
+    /// with (`RawMessage.markupEvidence`): no evidence means extraction would find no markup.
+    package func prefilter(_ message: RawMessage) -> MarkupEvidence {
+        message.markupEvidence(configuration: Self.mimeConfiguration)
+    }
+
+    /// The prefilter on the bytes of a message; a message that does not parse has no markup either.
+    package func prefilter(_ bytes: [UInt8]) -> MarkupEvidence {
+        guard let message = try? RawMessage(bytes: bytes) else { return MarkupEvidence() }
+        return prefilter(message)
+    }
+
+    /// The MIME limits of the extraction stage (the worker's `DocumentExtraction`).
+    static let mimeConfiguration = DocumentExtraction.Configuration().mime
 
     /// Runs extraction through the configured extractor; a sandbox failure becomes a diagnostic
     /// for this document only.

@@ -119,7 +119,9 @@ struct StoreEndToEndTests {
                 #expect(status.status == 0, "\(status.stderr)")
                 let shown = try JSONDecoder().decode(ShownStatus.self, from: Data(status.stdout.utf8))
                 #expect(shown.status.backend == "postgresql")
-                #expect(shown.status.schemaVersion == "v3" && shown.status.pendingMigrations.isEmpty)
+                #expect(
+                    shown.status.schemaVersion == shown.status.knownSchemaVersion
+                        && shown.status.pendingMigrations.isEmpty)
                 #expect(shown.status.counts["reservations"] == 1 && shown.status.counts["decision-log"] == 2)
 
                 // PostgreSQL → SQLite → PostgreSQL: the same digest all the way.
@@ -135,7 +137,7 @@ struct StoreEndToEndTests {
                     #expect(back.report.digest == first.report.digest)
                     #expect(back.report.counts == first.report.counts)
                     let text = try await cli.run(["store", "status", "--store", second], policy: nil)
-                    #expect(text.stdout.contains("backend   postgresql") && text.stdout.contains("schema    v3 (current)"))
+                    #expect(text.stdout.contains("backend   postgresql") && text.stdout.contains("schema    \(shown.status.knownSchemaVersion) (current)"))
                     // A target that holds data is refused.
                     let refused = try await cli.run(["store", "copy", "--from", sqlite, "--to", second], policy: nil)
                     #expect(refused.status == 1 && refused.stderr.contains("store.copy-target-not-empty"))
@@ -163,6 +165,7 @@ struct StoreEndToEndTests {
         struct Status: Decodable {
             var backend: String
             var schemaVersion: String?
+            var knownSchemaVersion: String
             var pendingMigrations: [String]
             var counts: [String: Int]
         }

@@ -23,10 +23,12 @@ struct PostgresStoreTests {
                 for _ in 0..<4 { group.addTask { try await PostgresStore.migrate(settings) } }
                 return try await group.reduce(into: [[String]]()) { $0.append($1) }
             }
-            // One node applied v3 under the advisory lock; the others found it done.
-            #expect(applied.filter { !$0.isEmpty } == [[StoreSchema.current]])
+            // One node applied every migration under the advisory lock; the others found them done.
+            #expect(applied.filter { !$0.isEmpty } == [PostgresStore.migrations.map(\.identifier)])
             let name = String(url.split(separator: "/").last!.split(separator: "?").first!)
-            #expect(try await server.psql("SELECT identifier FROM gateway_migration", database: name) == "v3\n")
+            #expect(
+                try await server.psql("SELECT identifier FROM gateway_migration ORDER BY identifier", database: name)
+                    == PostgresStore.migrations.map { $0.identifier + "\n" }.joined())
         }
     }
 
@@ -58,8 +60,8 @@ struct PostgresStoreTests {
                 let before = try await store.status()
                 #expect(before.backend == "postgresql")
                 #expect(before.schemaVersion == nil)
-                #expect(before.pendingMigrations == ["v3"])
-                #expect(try await store.migrate() == ["v3"])
+                #expect(before.pendingMigrations == PostgresStore.migrations.map(\.identifier))
+                #expect(try await store.migrate() == PostgresStore.migrations.map(\.identifier))
                 #expect(try await store.migrate() == [])
                 let after = try await store.status()
                 #expect(after.schemaVersion == StoreSchema.current)
@@ -107,7 +109,7 @@ struct PostgresStoreTests {
             let settings = try Self.settings(
                 "postgres://\(PostgresServer.user)@/\(name)?host=\(server.directory)&port=\(server.port)")
             #expect(settings.endpoint == .socket(directory: server.directory, port: server.port))
-            #expect(try await PostgresStore.migrate(settings) == [StoreSchema.current])
+            #expect(try await PostgresStore.migrate(settings) == PostgresStore.migrations.map(\.identifier))
         }
     }
 }
