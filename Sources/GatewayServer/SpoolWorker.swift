@@ -26,7 +26,8 @@ package final class SpoolClaims: Sendable {
 ///   (``SpoolClaims``): a live node keeps its messages, a dead one stops renewing, and once its claims end the other
 ///   nodes' workers take its messages over.
 /// - It looks again when the next message is due or the next claim ends (``MessageSpool/nextSpoolClaimableAt()``),
-///   and at least every `retry-interval-seconds`. At start this takes over what a crash left, once its claims end.
+///   and at least every `retry-interval-seconds` and every half lease. At start this takes over what a crash left,
+///   once its claims end.
 ///
 /// Stops at graceful shutdown between batches; the decisions under way finish first.
 struct SpoolWorker: Service {
@@ -84,10 +85,12 @@ struct SpoolWorker: Service {
         }
     }
 
-    /// How long to wait before looking again: until the next message is due or the next claim ends, at most the retry
-    /// interval, at least 0.1 s.
+    /// How long to wait before looking again: until the next message is due or the next claim ends, at least 0.1 s, at
+    /// most the retry interval and half the lease. Another node's messages appear without a word to this one (a node
+    /// that spools and then dies tells nobody): looking every half lease takes them over within 1.5 leases of its last
+    /// renewal.
     func nextWait() async -> Duration {
-        let interval = services.configuration.retryIntervalSeconds
+        let interval = min(services.configuration.retryIntervalSeconds, services.spoolLease.duration / 2)
         var seconds = interval
         do {
             if let next = try await store.nextSpoolClaimableAt() {

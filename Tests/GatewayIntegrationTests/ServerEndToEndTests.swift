@@ -415,10 +415,12 @@ struct ServerEndToEndTests {
             let second = try await Self.booking("RXJ34P", passenger: "Tom Green", to: ["Tom Green <\(Self.tom)>"], sender: skyways, cli: cli)
             let third = try await Self.booking(
                 "W4LL8Z", passenger: "Eva Green", to: ["Eva Green <\(Self.eva)>", "Tom Green <\(Self.tom)>"], sender: skyways, cli: cli)
-            // A short reply deadline: with the key lookup held, the 250 "queued" comes while the decision waits.
+            // A short reply deadline: with the key lookup held, the 250 "queued" comes while the decision waits. The
+            // killed process's claims on its spooled messages end after spool-lease-seconds; then the restarted one
+            // takes them.
             let options = ServerProcess.Options(
                 directory: cli.directory, resolver: ["--nameserver", dns.address, "--dns-timeout", "5"],
-                configuration: "lmtp-reply-deadline-seconds: 0.3\nretry-interval-seconds: 3600\n")
+                configuration: "lmtp-reply-deadline-seconds: 0.3\nretry-interval-seconds: 3600\nspool-lease-seconds: 3\n")
             let server = try await ServerProcess.start(options)
             _ = try await server.register("skyways.example")
 
@@ -446,7 +448,7 @@ struct ServerEndToEndTests {
             let restarted = try await ServerProcess.start(options)
             var stopped = false
             defer { if !stopped { restarted.signal(SIGKILL) } }
-            // At start the server decides what the crash left in the spool.
+            // Once the crashed process's claims end, the server decides what it left in the spool.
             let deadline = ContinuousClock.now + .seconds(30)
             while try await restarted.spooledMessageCount() > 0, ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(100))
