@@ -515,6 +515,10 @@ private struct TimedStore: GatewayStore {
         try await base.renewSpoolClaims(ids, under: lease)
     }
     func nextSpoolClaimableAt() async throws -> Date? { try await base.nextSpoolClaimableAt() }
+    func spoolClaimHolders() async throws -> [String] { try await base.spoolClaimHolders() }
+    func releaseSpoolClaims(heldBy holder: String) async throws -> Int {
+        try await base.releaseSpoolClaims(heldBy: holder)
+    }
     func spooledMessage(id: Int64) async throws -> SpooledMessage? { try await base.spooledMessage(id: id) }
     func spooledMessages(dueBy: Date?, limit: Int) async throws -> [SpooledMessage] {
         try await base.spooledMessages(dueBy: dueBy, limit: limit)

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Ingestion
 import Logging
 import ServiceLifecycle
@@ -26,8 +27,9 @@ package final class SpoolClaims: Sendable {
 ///   (``SpoolClaims``): a live node keeps its messages, a dead one stops renewing, and once its claims end the other
 ///   nodes' workers take its messages over.
 /// - It looks again when the next message is due or the next claim ends (``MessageSpool/nextSpoolClaimableAt()``),
-///   and at least every `retry-interval-seconds` and every half lease. At start this takes over what a crash left,
-///   once its claims end.
+///   and at least every `retry-interval-seconds` and every half lease.
+/// - At start it ends the claims of processes of this host that no longer run: a node restarted after a crash decides
+///   what it left at once; what a node on another host left waits for the end of its lease.
 ///
 /// Stops at graceful shutdown between batches; the decisions under way finish first.
 struct SpoolWorker: Service {
@@ -37,10 +39,33 @@ struct SpoolWorker: Service {
     var batch = 16
 
     func run() async throws {
+        await releaseClaimsOfDeadProcesses()
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await renewClaims() }
             await work()
             group.cancelAll()
+        }
+    }
+
+    /// At start: ends the claims of processes of this host that no longer run (this node's previous run, killed;
+    /// a `gateway retry` that died), so that a restarted node decides what they left at once instead of after their
+    /// lease. A process is dead when `kill(pid, 0)` finds no such process; a pid taken again by another process only
+    /// leaves the claim to its lease. Holders on other hosts are left to their lease: only it can tell.
+    func releaseClaimsOfDeadProcesses() async {
+        let host = ProcessInfo.processInfo.hostName
+        do {
+            for holder in try await store.spoolClaimHolders() {
+                guard let process = SpoolLease.process(of: holder), process.host == host,
+                    kill(process.processID, 0) != 0, errno == ESRCH
+                else { continue }
+                let released = try await store.releaseSpoolClaims(heldBy: holder)
+                logger.info(
+                    "took over the spool claims of a process that no longer runs",
+                    metadata: ["holder": "\(holder)", "count": "\(released)"])
+            }
+        } catch {
+            services.storeHealth.record(error)
+            logger.warning("cannot look for the claims of dead processes", metadata: ["error": "\(error)"])
         }
     }
 

@@ -386,6 +386,23 @@ package final class InMemoryStore: ManagedStore {
         }
     }
 
+    package func spoolClaimHolders() async throws -> [String] {
+        let now = StoreTime.truncated(self.now())
+        return read { state in Set(state.claims.values.filter { $0.until > now }.map(\.holder)).sorted() }
+    }
+
+    package func releaseSpoolClaims(heldBy holder: String) async throws -> Int {
+        let now = StoreTime.truncated(self.now())
+        return try transaction { state in
+            var released = 0
+            for (id, claim) in state.claims where claim.holder == holder && claim.until > now {
+                state.claims[id] = (holder, now)
+                released += 1
+            }
+            return released
+        }
+    }
+
     package func nextSpoolClaimableAt() async throws -> Date? {
         read { state in
             state.spool.map {

@@ -50,6 +50,32 @@ extension PostgresStore {
         }
     }
 
+    package func spoolClaimHolders() async throws -> [String] {
+        let now = StoreTime.milliseconds(self.now())
+        let logger = self.logger
+        return try await withConnection("spool claim holders") { connection in
+            try await Self.rows(
+                """
+                SELECT claimed_by FROM spooled_message WHERE claimed_until > \(now)
+                GROUP BY claimed_by ORDER BY claimed_by COLLATE "C"
+                """, on: connection, logger: logger
+            ).map { try Cells($0)(0, as: String.self) }
+        }
+    }
+
+    package func releaseSpoolClaims(heldBy holder: String) async throws -> Int {
+        let now = StoreTime.milliseconds(self.now())
+        let logger = self.logger
+        return try await withConnection("spool claim release") { connection in
+            try await Self.rows(
+                """
+                UPDATE spooled_message SET claimed_until = \(now)
+                WHERE claimed_by = \(holder) AND claimed_until > \(now) RETURNING id
+                """, on: connection, logger: logger
+            ).count
+        }
+    }
+
     package func nextSpoolClaimableAt() async throws -> Date? {
         let logger = self.logger
         return try await withConnection("spool schedule") { connection in

@@ -46,6 +46,26 @@ extension SQLiteStore {
         }
     }
 
+    package func spoolClaimHolders() async throws -> [String] {
+        let now = StoreTime.milliseconds(self.now())
+        return try await reading("spool claim holders") { db in
+            try String.fetchAll(
+                db.cachedStatement(
+                    sql: "SELECT DISTINCT claimed_by FROM spooled_message WHERE claimed_until > ? ORDER BY claimed_by"),
+                arguments: [now])
+        }
+    }
+
+    package func releaseSpoolClaims(heldBy holder: String) async throws -> Int {
+        let now = StoreTime.milliseconds(self.now())
+        return try await writing("spool claim release") { db in
+            try db.cachedStatement(
+                sql: "UPDATE spooled_message SET claimed_until = ? WHERE claimed_by = ? AND claimed_until > ?"
+            ).execute(arguments: [now, holder, now])
+            return db.changesCount
+        }
+    }
+
     package func nextSpoolClaimableAt() async throws -> Date? {
         try await reading("spool schedule") { db in
             try Int64.fetchOne(

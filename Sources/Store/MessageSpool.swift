@@ -28,6 +28,13 @@ package protocol MessageSpool: Sendable {
     ///   lease ran out, is not).
     func renewSpoolClaims(_ ids: [Int64], under lease: SpoolLease) async throws -> [Int64]
 
+    /// The holders of claims that have not ended.
+    func spoolClaimHolders() async throws -> [String]
+
+    /// Ends now every claim `holder` has (a process known to be dead): its messages are claimable at once.
+    /// - Returns: How many claims ended.
+    func releaseSpoolClaims(heldBy holder: String) async throws -> Int
+
     /// The earliest instant some message becomes claimable by a due-only claim (its next attempt, or the end of its
     /// claim if later), or nil when the spool is empty: when a spool timer should look again.
     func nextSpoolClaimableAt() async throws -> Date?

@@ -29,4 +29,12 @@ package struct SpoolLease: Sendable, Hashable {
     package static func claimableAt(claimedUntil: Date?, nextAttemptAt: Date) -> Date {
         max(nextAttemptAt, claimedUntil ?? nextAttemptAt)
     }
+
+    /// The process a holder name `HOST:PID:TAG` names (the form of the servers' node names and of `gateway retry`'s
+    /// holder), or nil for a name of another form.
+    package static func process(of holder: String) -> (host: String, processID: Int32)? {
+        let parts = holder.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 3, !parts[0].isEmpty, let processID = Int32(parts[1]), processID > 0 else { return nil }
+        return (String(parts[0]), processID)
+    }
 }

@@ -183,7 +183,7 @@ struct RetryCommand: AsyncParsableCommand {
         let reports = try await withIngestor(state: state, resolver: resolver) { ingestor in
             // Claimed for this command, for as long as a server would wait for it: a server deciding a message now
             // keeps it, and the servers leave alone what this command decides.
-            let holder = "gateway-retry:\(ProcessInfo.processInfo.hostName):\(ProcessInfo.processInfo.processIdentifier)"
+            let holder = "\(ProcessInfo.processInfo.hostName):\(ProcessInfo.processInfo.processIdentifier):retry"
             return try await ingestor.retrySpooled(onlyDue: onlyDue, lease: SpoolLease(holder: holder, duration: 600))
         }
         for report in reports {

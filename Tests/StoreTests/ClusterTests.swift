@@ -79,6 +79,31 @@ struct ClusterTests {
         }
     }
 
+    /// A node restarted after a crash ends the claims of its dead predecessor (a process of its host that no longer
+    /// runs) instead of waiting for their lease.
+    @Test(arguments: StoreBackend.all) func theClaimsOfADeadProcessCanBeEndedAtOnce(backend: StoreBackend) async throws {
+        let clock = TestClock()
+        try await withStores(backend, count: 2, clock: clock) { stores in
+            let (a, b) = (stores[0], stores[1])
+            let dead = SpoolLease(holder: "mx1:4242:9f3a", duration: 30)
+            let left = try await Self.spool(a, "left by a crash", at: clock.now, claimedUnder: dead)
+            _ = try await Self.spool(a, "another node's", at: clock.now, claimedUnder: Self.nodeA)
+            #expect(try await b.spoolClaimHolders() == ["mx1:4242:9f3a", "node-a"])
+            #expect(try await b.releaseSpoolClaims(heldBy: dead.holder) == 1)
+            #expect(try await b.releaseSpoolClaims(heldBy: dead.holder) == 0)
+            #expect(try await b.spoolClaimHolders() == ["node-a"])
+            #expect(try await b.claimSpooledMessages(under: Self.nodeB, dueBy: clock.now, limit: 10).map(\.id) == [left.id])
+        }
+    }
+
+    @Test func holderNamesSayWhichProcessHolds() {
+        #expect(SpoolLease.process(of: "mx1.example:4242:9f3a")! == ("mx1.example", 4242))
+        #expect(SpoolLease.process(of: "vm:17:retry")! == ("vm", 17))
+        for other in ["node-a", "mx1:x:1", ":12:a", "a:b:c:d", "mx1:0:a", "mx1:-3:a"] {
+            #expect(SpoolLease.process(of: other) == nil, "\(other)")
+        }
+    }
+
     /// Eight claimers on two nodes, each taking three at a time until nothing is left: every message is claimed once.
     @Test(arguments: StoreBackend.all) func concurrentClaimersNeverGetTheSameMessage(backend: StoreBackend) async throws {
         let clock = TestClock()
