@@ -23,6 +23,8 @@ package enum GatewayApplication {
         addFlagAndLogRoutes(to: router, services)
         addReservationRoutes(to: router, services)
         addTokenRoutes(to: router, services)
+        addChangeRoutes(to: router, services)
+        addWebhookRoutes(to: router, services)
         return router
     }
 

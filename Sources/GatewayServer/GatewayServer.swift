@@ -7,6 +7,7 @@ package import Logging
 package import NIOCore
 import ServiceLifecycle
 import UnixSignals
+import WebFetch
 
 /// `gateway serve`: the HTTP API, the LMTP listener, the spool worker, the cluster's jobs and the store watcher, run
 /// as one service group that shuts down gracefully on SIGTERM or SIGINT (new connections refused, work in flight
@@ -31,11 +32,16 @@ package struct GatewayServer: Sendable {
         let application = try GatewayApplication.application(services, logger: logger) { address in
             if let address { onListening(.http, address) }
         }
+        let store = services.ingestor.environment.store
+        let transport = try services.webhookTransport ?? PageFetcher(configuration: services.webhookFetchConfiguration())
         var group: [any Service] = [
             StoreWatcher(
                 store: services.ingestor.environment.store, cache: services.readCache, health: services.storeHealth,
                 pollInterval: .milliseconds(Int64(configuration.changePollIntervalSeconds * 1000)), logger: logger),
             SpoolWorker(services: services, logger: logger),
+            WebhookDispatcher(
+                store: store, transport: transport, configuration: services.webhookDispatcherConfiguration,
+                node: services.node, now: services.ingestor.environment.now, metrics: services.metrics, logger: logger),
             ClusterJobs(
                 jobs: services.clusterJobs, store: services.ingestor.environment.store, node: services.node,
                 tick: services.clusterJobTick, now: services.ingestor.environment.now, logger: logger),

@@ -1,6 +1,9 @@
+import Foundation
 package import Ingestion
+import Publishing
 package import Store
 import Synchronization
+package import WebFetch
 
 /// Everything the HTTP API and the LMTP listener share: the pipeline, the tokens, the back-pressure gate and the
 /// metrics. Built once by `gateway serve` (or a test) and handed to ``GatewayApplication`` and ``LMTPDelivery``.
@@ -30,7 +33,12 @@ package struct GatewayServices: Sendable {
     package let readCache: StoreReadCache?
     /// The spooled messages this node has claimed and is still deciding: ``SpoolWorker`` renews their claims.
     package let spoolClaims = SpoolClaims()
+    /// Sends webhook deliveries; nil: WebFetch's POST under the policy (``webhookFetchConfiguration()``), made when
+    /// the server starts.
+    package var webhookTransport: (any WebhookTransport)? = nil
     let lifecycle = ServerLifecycle()
+    /// The owner pseudonyms' key once read from the store (``pseudonyms()``).
+    let pseudonymKey = KeyCache()
     /// Who may hold the HTTP listener's connections (``GuardedHTTPChannel``).
     package let connectionGuard: ConnectionGuard
 
@@ -56,6 +64,32 @@ package struct GatewayServices: Sendable {
         self.sandboxRestarts = sandboxRestarts
         self.sandboxReady = sandboxReady
         self.actorPrefix = actorPrefix
+        clusterJobs.append(Self.domainRecheckJob(ingestor: self.ingestor, metrics: metrics, actor: "\(actorPrefix):recheck"))
+    }
+
+    /// What a webhook delivery may reach and trusts: page fetching's configuration under the policy, without any
+    /// developer flag (HTTPS always, the policy's address rules, trust bundles and host map), with the webhook limits.
+    package func webhookFetchConfiguration() throws(FetchError) -> PageFetcher.Configuration {
+        var fetch = try ingestor.environment.policy.fetchConfiguration()
+        fetch.limits = PageFetcher.Limits(
+            maximumBodyBytes: configuration.webhookMaxResponseBytes,
+            timeToFirstByte: .milliseconds(Int64(configuration.webhookResponseTimeoutSeconds * 1000)),
+            total: .milliseconds(Int64(configuration.webhookTimeoutSeconds * 1000)), maximumRedirects: 0)
+        fetch.isHostAllowed = { _ in false }
+        fetch.userAgent = "gateway-webhooks/1.0"
+        return fetch
+    }
+
+    /// The webhook dispatcher's settings, from the server configuration.
+    package var webhookDispatcherConfiguration: WebhookDispatcher.Configuration {
+        var dispatcher = WebhookDispatcher.Configuration()
+        dispatcher.schedule = RetrySchedule(
+            initialInterval: configuration.webhookRetryInitialSeconds,
+            maximumInterval: configuration.webhookRetryMaxIntervalSeconds,
+            retryFor: configuration.webhookRetryForSeconds)
+        dispatcher.concurrency = configuration.webhookConcurrency
+        dispatcher.lease = configuration.webhookDispatcherLeaseSeconds
+        return dispatcher
     }
 
     /// Runs one ingestion in a gate slot and records it. - Returns: nil when the gate refused (full or closing).
@@ -88,6 +122,13 @@ extension GatewayServices {
     package var spoolLease: SpoolLease {
         SpoolLease(holder: node, duration: configuration.spoolLeaseSeconds)
     }
+}
+
+/// A value read once and kept for the process's life (a store secret).
+final class KeyCache: Sendable {
+    private let value = Mutex<Data?>(nil)
+
+    func withLock<T>(_ body: (inout Data?) -> T) -> T { value.withLock { body(&$0) } }
 }
 
 /// Whether the server is draining (graceful shutdown): `/readyz` answers 503 so a load balancer stops sending.

@@ -18,7 +18,9 @@ import Synchronization
 /// - a DKIM temperror (a key lookup that failed for now): `451 4.4.3`, the spool entry removed, so the MTA retries;
 /// - a decision slower than `lmtp-reply-deadline-seconds`: `250 2.0.0 queued`, the decision continuing from the spool;
 /// - the queue full: `452 4.3.1`; the spool unwritable, or the store known to be down: `451 4.3.0` (at MAIL FROM
-///   already while it is down).
+///   already while it is down);
+/// - a quota of its sender domain or of the recipient used up: `452 4.2.1` before anything is spooled, so the MTA keeps
+///   the message and delivers it again later (each recipient's delivery counts as one message).
 ///
 /// Several nodes: the spool entry is claimed by this node for `spool-lease-seconds`, renewed while it decides
 /// (``SpoolWorker``). If this node dies after its 250, the claim runs out and another node's spool worker decides the
@@ -50,12 +52,23 @@ struct LMTPDelivery: LMTPDeliveryHandler {
             for _ in envelope.recipients { services.metrics.recordLMTPReply(code: Self.withoutMarkup.code) }
             return Array(repeating: Self.withoutMarkup, count: envelope.recipients.count)
         }
+        // Quotas are looked up only for mail with markup: mail without it costs no store read.
+        let quotaDomain: String?
+        do {
+            quotaDomain = try await services.quotaDomain(ofMessage: envelope.message)
+        } catch {
+            logger.error("cannot look up a sender's quota domain", metadata: ["error": "\(error)"])
+            return Array(repeating: Self.storeUnavailable, count: envelope.recipients.count)
+        }
         let replies = await withTaskGroup(of: (Int, LMTPReply).self) { group in
             for (index, recipient) in envelope.recipients.enumerated() {
                 group.addTask {
                     // `recipient(_:session:)` accepted only owner addresses.
                     guard let owner = OwnerAddress(recipient) else { return (index, Self.storeUnavailable) }
-                    return (index, await deliver(envelope.message, to: owner, session: envelope.session))
+                    return (
+                        index,
+                        await deliver(envelope.message, to: owner, session: envelope.session, quotaDomain: quotaDomain)
+                    )
                 }
             }
             var replies = [LMTPReply](repeating: Self.storeUnavailable, count: envelope.recipients.count)
@@ -66,11 +79,25 @@ struct LMTPDelivery: LMTPDeliveryHandler {
         return replies
     }
 
-    private func deliver(_ message: [UInt8], to owner: OwnerAddress, session: LMTPSession) async -> LMTPReply {
+    private func deliver(
+        _ message: [UInt8], to owner: OwnerAddress, session: LMTPSession, quotaDomain: String?
+    ) async -> LMTPReply {
         let environment = services.ingestor.environment
         let store = environment.store
         if !services.storeHealth.isAvailable { return Self.storeUnavailable }
         if services.gate.isFull { return Self.busy }
+        // Quotas before the spool: a refused delivery leaves nothing behind, and the MTA delivers it again later.
+        do {
+            if let refusal = try await services.chargeIntake(
+                domain: quotaDomain, owners: [owner], bytes: message.count, channel: "lmtp")
+            {
+                return Self.overQuota(refusal)
+            }
+        } catch {
+            services.storeHealth.record(error)
+            logger.error("cannot count a delivery against the quotas", metadata: ["error": "\(error)"])
+            return Self.storeUnavailable
+        }
         // Durable before any acknowledgement; claimed by this node, due at once for any other node once the claim ends.
         let spooled: SpooledMessage
         do {
@@ -110,6 +137,7 @@ struct LMTPDelivery: LMTPDeliveryHandler {
             _ = try? await store.removeSpooledMessage(id: spooled.id)
             return Self.busy
         case .success(let report?):
+            await services.countWritten(report, domain: quotaDomain)
             return await reply(for: report, spoolID: spooled.id)
         }
     }
@@ -168,6 +196,12 @@ struct LMTPDelivery: LMTPDeliveryHandler {
 
     /// The reply to mail the prefilter found no markup in.
     static let withoutMarkup = LMTPReply(code: 250, enhancedCode: "2.0.0", text: "delivered; no markup")
+
+    /// A quota used up: the MTA keeps the message and delivers it again later.
+    static func overQuota(_ refusal: QuotaRefusal) -> LMTPReply {
+        LMTPReply(code: 452, enhancedCode: "4.2.1", text: "\(refusal.code): \(refusal.reason)")
+    }
+
     static let busy = LMTPReply(code: 452, enhancedCode: "4.3.1", text: "the gateway is busy; try again later")
     static let storeUnavailable = LMTPReply(
         code: 451, enhancedCode: "4.3.0", text: "the gateway cannot store the message now; try again later")

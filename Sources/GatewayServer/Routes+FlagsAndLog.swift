@@ -47,12 +47,13 @@ extension GatewayApplication {
         }
 
         struct LogPage: Encodable {
-            var entries: [DecisionLogEntry]
+            var entries: [LogEntryView]
             /// Pass as `after` for the next page (also when following new entries).
             var nextAfter: Int64?
         }
         router.get("/v1/log") { request, _ in
             let token = try await services.authenticate(request, needs: "an admin token or a sender token")
+            try await services.requireProof(token)
             let query = request.uri.queryParameters
             var domain = query["domain"].map { String($0) }
             switch token.role {
@@ -92,7 +93,66 @@ extension GatewayApplication {
             let entries = try await services.storeCall {
                 try await store.entries(domain: domain, since: since, afterID: after, limit: limit)
             }
-            return try json(LogPage(entries: entries, nextAfter: entries.last?.id ?? after))
+            guard token.role == .sender else {
+                return try json(LogPage(entries: entries.map { LogEntryView($0) }, nextAfter: entries.last?.id ?? after))
+            }
+            // A sender reads the entries its own registration covers — not those of another registration below it —
+            // with each owner reduced to a keyed pseudonym.
+            let pseudonyms = try await services.storeCall { try await services.pseudonyms() }
+            let registry = services.ingestor.registry
+            var covering: [String: String?] = [:]
+            var own: [LogEntryView] = []
+            for entry in entries {
+                guard let source = entry.sourceDomain else { continue }
+                if covering[source] == nil {
+                    let registration = try await services.storeCall {
+                        try await registry.entry(covering: DomainName(trustedASCII: source))
+                    }
+                    covering[source] = .some(registration?.domain)
+                }
+                guard case .some(.some(let registered)) = covering[source], registered == token.subject else { continue }
+                own.append(LogEntryView(entry) { pseudonyms.pseudonym(of: $0, forDomain: token.subject) })
+            }
+            return try json(LogPage(entries: own, nextAfter: entries.last?.id ?? after))
+        }
+    }
+}
+
+/// A decision log entry as the API shows it: as stored for an admin; for a sender, each owner address replaced by its
+/// pseudonym (``OwnerPseudonym``).
+struct LogEntryView: Encodable {
+    var entry: DecisionLogEntry
+    var owner: @Sendable (OwnerAddress) -> String
+
+    init(_ entry: DecisionLogEntry, owner: @escaping @Sendable (OwnerAddress) -> String = { $0.address }) {
+        self.entry = entry
+        self.owner = owner
+    }
+
+    private enum Keys: String, CodingKey {
+        case id, time, channel, sourceDomain, source, owners, contentHash, verdict, codes, flags, reservations
+        case itemReference, owner, outcome
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Keys.self)
+        try container.encodeIfPresent(entry.id, forKey: .id)
+        try container.encode(entry.time, forKey: .time)
+        try container.encode(entry.channel, forKey: .channel)
+        try container.encodeIfPresent(entry.sourceDomain, forKey: .sourceDomain)
+        try container.encodeIfPresent(entry.source, forKey: .source)
+        try container.encode(entry.owners.map(owner), forKey: .owners)
+        try container.encode(entry.contentHash, forKey: .contentHash)
+        try container.encode(entry.verdict, forKey: .verdict)
+        try container.encode(entry.codes, forKey: .codes)
+        try container.encode(entry.flags, forKey: .flags)
+        var outcomes = container.nestedUnkeyedContainer(forKey: .reservations)
+        for record in entry.reservations {
+            var item = outcomes.nestedContainer(keyedBy: Keys.self)
+            try item.encode(record.itemReference, forKey: .itemReference)
+            try item.encodeIfPresent(record.owner.map(owner), forKey: .owner)
+            try item.encodeIfPresent(record.outcome, forKey: .outcome)
+            try item.encode(record.codes, forKey: .codes)
         }
     }
 }

@@ -89,7 +89,7 @@ extension PostgresStore {
     /// `error` as callers see it: a ``StoreError`` and cancellation pass through; PostgreSQL's errors are mapped by
     /// kind, named with the URL (never its password) and the server's message (never the SQL or its arguments).
     static func storeError(_ error: any Error, operation: String, settings: PostgresSettings) -> any Error {
-        if error is StoreError || error is CancellationError { return error }
+        if error is StoreError || error is CancellationError || error is any TransactionRefusal { return error }
         if "\(type(of: error))" == "ConnectionPoolError" {
             // The pool's circuit breaker tripped: no connection could be made for a while. (The type is in
             // postgres-nio's underscored _ConnectionPoolModule, which the gateway does not import.)

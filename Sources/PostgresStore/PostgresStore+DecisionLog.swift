@@ -49,30 +49,44 @@ extension PostgresStore {
     /// rows only. The advisory locks of every reservation in the batch are taken first, sorted.
     func writeIngestions(_ requests: [IngestionRequest]) async throws -> [Result<DecisionLogEntry, any Error>] {
         let logger = self.logger
-        return try await writeBatch(
+        let results = try await writeBatch(
             requests, operation: "ingest",
-            locks: requests.flatMap { $0.reservations.map { ($0.owner, $0.sourceDomain) } }
-        ) { request, connection in
-            // First: a message another node decided meanwhile writes nothing (SpoolLease: exactly once). The row lock
-            // makes a second node's delete wait for the first one's commit, then find the row gone.
-            if let spoolID = request.spoolID {
-                let deleted = try await Self.rows(
-                    "DELETE FROM spooled_message WHERE id = \(spoolID) RETURNING id", on: connection, logger: logger)
-                guard !deleted.isEmpty else { throw StoreError.spoolEntryGone(spoolID) }
-            }
-            var outcomes: [LifecycleOutcome] = []
-            for item in request.reservations {
-                outcomes.append(try await Self.apply(item, now: request.now, on: connection, logger: logger))
-            }
-            return try await Self.insert(
-                request.decision.recording(outcomes, of: request.reservations), on: connection, logger: logger)
-        }
+            locks: requests.flatMap { $0.reservations.map { ($0.owner, $0.sourceDomain) } },
+            write: { request, connection in
+                // First: a message another node decided meanwhile writes nothing (SpoolLease: exactly once). The row
+                // lock makes a second node's delete wait for the first one's commit, then find the row gone.
+                if let spoolID = request.spoolID {
+                    let deleted = try await Self.rows(
+                        "DELETE FROM spooled_message WHERE id = \(spoolID) RETURNING id", on: connection, logger: logger)
+                    guard !deleted.isEmpty else { throw StoreError.spoolEntryGone(spoolID) }
+                }
+                var plans: [LifecyclePlan] = []
+                for item in request.reservations {
+                    plans.append(
+                        try await Self.apply(
+                            item, now: request.now, channel: request.decision.channel, on: connection, logger: logger))
+                }
+                let stored = try await Self.insert(
+                    request.decision.recording(plans.map(\.outcome), of: request.reservations), on: connection,
+                    logger: logger)
+                return IngestionWritten(entry: stored, recordsChanges: plans.contains(where: \.recordsChanges))
+            },
+            finish: { results, connection in
+                // The events of the requests that were kept, numbered last (see `sequenceChanges`).
+                if results.contains(where: { (try? $0.get())?.recordsChanges == true }) {
+                    try await Self.sequenceChanges(on: connection, logger: logger)
+                }
+            })
+        if results.contains(where: { (try? $0.get())?.recordsChanges == true }) { changeSignal.notify() }
+        return results.map { $0.map(\.entry) }
     }
 
-    /// The group commit's transaction: `write` for each request in its own savepoint.
+    /// The group commit's transaction: `write` for each request in its own savepoint, then `finish` with their
+    /// results, before the commit.
     func writeBatch<Request: Sendable, Output: Sendable>(
         _ requests: [Request], operation: String, locks: [(OwnerAddress, String)],
-        _ write: @escaping @Sendable (Request, PostgresConnection) async throws -> Output
+        write: @escaping @Sendable (Request, PostgresConnection) async throws -> Output,
+        finish: @escaping @Sendable ([Result<Output, any Error>], PostgresConnection) async throws -> Void = { _, _ in }
     ) async throws -> [Result<Output, any Error>] {
         let logger = self.logger
         let settings = self.settings
@@ -93,6 +107,7 @@ extension PostgresStore {
                     results.append(.failure(Self.storeError(error, operation: operation, settings: settings)))
                 }
             }
+            try await finish(results, connection)
             return results
         }
     }

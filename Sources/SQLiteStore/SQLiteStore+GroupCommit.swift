@@ -30,19 +30,25 @@ extension SQLiteStore {
     }
 
     func writeIngestions(_ requests: [IngestionRequest]) async throws -> [Result<DecisionLogEntry, any Error>] {
-        try await writeBatch(requests, operation: "ingest", Self.ingest)
+        let results = try await writeBatch(requests, operation: "ingest", Self.ingest)
+        // Committed: wake this process's feed readers when anything was recorded.
+        if results.contains(where: { (try? $0.get())?.recordsChanges == true }) { changeSignal.notify() }
+        return results.map { $0.map(\.entry) }
     }
 
-    /// One ingestion's rows: the reservations applied in order, the log entry with their outcomes, and the spooled
-    /// message removed.
-    static func ingest(_ request: IngestionRequest, in db: Database) throws -> DecisionLogEntry {
+    /// One ingestion's rows: the spooled message removed, the reservations applied in order (their change events
+    /// with them) and the log entry with their outcomes.
+    static func ingest(_ request: IngestionRequest, in db: Database) throws -> IngestionWritten {
         // First: a message another process decided meanwhile writes nothing (SpoolLease: exactly once).
         if let spoolID = request.spoolID {
             try db.cachedStatement(sql: "DELETE FROM spooled_message WHERE id = ?").execute(arguments: [spoolID])
             guard db.changesCount > 0 else { throw StoreError.spoolEntryGone(spoolID) }
         }
-        let outcomes = try request.reservations.map { try apply($0, now: request.now, in: db) }
-        return try insert(request.decision.recording(outcomes, of: request.reservations), in: db)
+        let plans = try request.reservations.map {
+            try apply($0, now: request.now, channel: request.decision.channel, in: db)
+        }
+        let stored = try insert(request.decision.recording(plans.map(\.outcome), of: request.reservations), in: db)
+        return IngestionWritten(entry: stored, recordsChanges: plans.contains(where: \.recordsChanges))
     }
 }
 

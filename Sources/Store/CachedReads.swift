@@ -22,11 +22,12 @@ package struct CachedReads: DomainRegistryStore, FlagStore, TokenStore {
         try await base.registeredDomains(status: status)
     }
 
-    package func setDomain(
-        _ domain: String, status: RegisteredDomain.Status, contact: String?, by actor: String
-    ) async throws -> RegisteredDomain {
+    package func updateDomain(
+        _ domain: String, by actor: String,
+        _ change: @escaping @Sendable (_ current: RegisteredDomain?, _ now: Date) throws -> DomainUpdate?
+    ) async throws -> RegisteredDomain? {
         defer { cache.invalidate(.registry) }
-        return try await base.setDomain(domain, status: status, contact: contact, by: actor)
+        return try await base.updateDomain(domain, by: actor, change)
     }
 
     package func domainChanges(domain: String?, limit: Int) async throws -> [DomainChange] {

@@ -33,7 +33,7 @@ struct ClusterEndToEndTests {
 
         func options(_ configuration: String) -> ServerProcess.Options {
             var options = ServerProcess.Options(directory: directory, resolver: resolver, configuration: configuration)
-            options.storeLocation = store
+            options.storeURL = store
             return options
         }
 

@@ -26,8 +26,8 @@ final class ServerProcess: Sendable {
         var extra: [String] = []
         /// The store file's name in `directory`: `GatewayCLI`'s, so the command line reads the server's store.
         var storeName = "g.sqlite"
-        /// `--store` as given (a `postgres://` URL for several nodes on one database); nil: `storeName` in `directory`.
-        var storeLocation: String?
+        /// `--store` as given (a `postgres://` URL, several nodes on one database); nil: `storeName` in `directory`.
+        var storeURL: String? = nil
     }
 
     static let defaultAdminToken = "e2e-admin-token-0123456789abcdef"
@@ -42,7 +42,7 @@ final class ServerProcess: Sendable {
     /// nil with `--lmtp off`.
     let lmtpPort: Int?
 
-    var store: String { options.directory.appendingPathComponent(options.storeName).path }
+    var store: String { options.storeURL ?? options.directory.appendingPathComponent(options.storeName).path }
     var adminToken: String { options.adminToken }
 
     private init(process: ChildProcess, options: Options, outputPath: String, baseURL: String, httpPort: Int, lmtpPort: Int?) {
@@ -63,7 +63,7 @@ final class ServerProcess: Sendable {
         let gateway = try #require(GatewayCLI.executable, "no gateway executable next to the tests: run swift build --build-tests")
         var arguments = [
             "-C", options.directory.path, "GATEWAY_ADMIN_TOKEN=\(options.adminToken)", gateway, "serve",
-            "--store", options.storeLocation ?? options.directory.appendingPathComponent(options.storeName).path,
+            "--store", options.storeURL ?? options.directory.appendingPathComponent(options.storeName).path,
             "--policy", options.policy,
             "--http", "127.0.0.1:0",
         ]

@@ -219,7 +219,7 @@ struct ClusterTests {
 
             _ = try await a.setDomain("airline.example", status: .approved, contact: nil, by: "test")
             #expect(try await moved() == [.registry])
-            _ = try await a.setDomain("airline.example", status: .revoked, contact: nil, by: "test")
+            _ = try await a.setDomain("airline.example", status: .suspended, contact: nil, by: "test")
             #expect(try await moved() == [.registry])
             _ = try await a.setFlag("allow-any-domain", enabled: true, expiresAt: nil, by: "test")
             #expect(try await moved() == [.flags])
