@@ -599,6 +599,9 @@ struct CPUTime {
     var process: Double
     var children: Double
 
+    /// Clock ticks per second, the unit of /proc's CPU times.
+    static let ticksPerSecond = Double(sysconf(Int32(_SC_CLK_TCK)))
+
     static func now() -> CPUTime {
         func seconds(_ who: Int32) -> Double {
             var usage = rusage()
@@ -612,7 +615,7 @@ struct CPUTime {
     /// CPU seconds of the pool's workers: those that exited (reaped children) and those running now.
     static func workers(of pool: WorkerPool) -> Double {
         var total = now().children
-        let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+        let ticks = ticksPerSecond
         for worker in pool.workers {
             guard let pid = worker.processID,
                 let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
@@ -630,7 +633,7 @@ struct CPUTime {
     /// CPU seconds of process `pid` and its children, living (from /proc) and reaped (its cutime and cstime): the
     /// PostgreSQL server, its postmaster and backends.
     static func processTree(_ pid: Int32) -> Double {
-        let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+        let ticks = ticksPerSecond
         func fields(_ pid: String) -> [Substring]? {
             guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
                 let close = stat.lastIndex(of: ")")
