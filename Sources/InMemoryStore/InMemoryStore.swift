@@ -244,7 +244,7 @@ package final class InMemoryStore: ManagedStore {
                 state.claims[spoolID] = nil
             }
             let plans = try reservations.map { try Self.apply($0, now: now, channel: decision.channel, to: &state) }
-            let stored = Self.append(decision.recording(plans.map(\.outcome), of: reservations), to: &state)
+            let stored = Self.append(decision.recording(plans, of: reservations), to: &state)
             return (stored, plans.contains(where: \.recordsChanges))
         }
         if recordsChanges { changeSignal.notify() }

@@ -18,6 +18,10 @@ package struct IngestionReport: Sendable, Codable, Hashable {
         package var codes: [String]
         /// The item's own warnings (aliases applied, zones inferred), for senders to converge on canonical markup.
         package var warnings: [String]
+
+        /// Whether this is a stored record a re-booking marked cancelled (``LifecyclePlan/supersededCode``), not an
+        /// item of the document.
+        package var isSuperseded: Bool { codes == [LifecyclePlan.supersededCode] }
     }
 
     package var source: String

@@ -59,7 +59,9 @@ extension Ingestor {
         var diagnostics: [String] = []
         let graph = await extract(page.body, kind: .html, diagnostics: &diagnostics)
         diagnostics += graph.diagnostics.filter { $0.severity == .error }.map { "\($0.code)\($0.path.isEmpty ? "" : " \($0.path)")" }
-        let resolutions = Array(resolver.resolve(graph).prefix(environment.policy.limits.maxReservationsPerDocument))
+        let document = resolver.resolveDocument(graph)
+        let limit = environment.policy.limits.maxReservationsPerDocument
+        let resolutions = Array(document.resolutions.prefix(limit))
         // The page's host is checked as a registered domain's name is: a look-alike (also as A-labels) or an IP
         // address is refused with the registry's code, whatever the flags.
         let host: DomainName
@@ -83,8 +85,8 @@ extension Ingestor {
         let decision = AdmissionDecision(
             source: .web(host: host, finalURL: page.finalURL.absoluteString, verified: page.usedTLS && page.certificateVerified),
             resolutions: resolutions, owners: owners, registration: registration, flags: active,
-            policy: environment.policy, requireOwner: !dryRun,
-            documentTime: Self.pageTime(of: graph) ?? SenderTime(fetchedAt, source: .fetchTime),
+            policy: environment.policy, listsEveryReservation: document.listsEveryReservation(within: limit),
+            requireOwner: !dryRun, documentTime: Self.pageTime(of: graph) ?? SenderTime(fetchedAt, source: .fetchTime),
             organizationalDomain: environment.publicSuffixes.organizationalDomain(of: host), now: fetchedAt,
             sourceDescription: source)
         return try await record(

@@ -47,7 +47,7 @@ extension SQLiteStore {
         let plans = try request.reservations.map {
             try apply($0, now: request.now, channel: request.decision.channel, in: db)
         }
-        let stored = try insert(request.decision.recording(plans.map(\.outcome), of: request.reservations), in: db)
+        let stored = try insert(request.decision.recording(plans, of: request.reservations), in: db)
         return IngestionWritten(entry: stored, recordsChanges: plans.contains(where: \.recordsChanges))
     }
 }
