@@ -457,7 +457,9 @@ struct ClusterEndToEndTests {
     /// before the outage (250 "queued", undecided) is stored.
     @Test("PostgreSQL down under a running node: LMTP 451, HTTP 503 with Retry-After, /healthz says so; then it recovers and loses nothing")
     func aDatabaseOutageIsAnsweredAndSurvived() async throws {
-        let server = try await PostgresServer.start()
+        // Durable, as production runs it: the tests' usual server has synchronous_commit off, and an immediate stop
+        // then loses the last commits it had acknowledged (seen: one of the three messages missing in 2 runs of 5).
+        let server = try await PostgresServer.start(durable: true)
         defer { server.stop() }
         let database = try await server.createDatabase()
         let directory = try Integration.temporaryDirectory()
@@ -516,7 +518,11 @@ struct ClusterEndToEndTests {
         #expect(ContinuousClock.now - restarted < .seconds(10))
         #expect(try await node.deliverWithPython(third, to: [eva]).data.first?.text.hasPrefix("2.0.0 admitted") == true)
         #expect(try await Self.eventually { try await cluster.count("SELECT count(*) FROM spooled_message") == 0 })
-        #expect(try await cluster.reservations() == ["\(eva)|OUT001|1", "\(eva)|OUT002|1", "\(eva)|OUT003|1"])
+        let stored = try await cluster.reservations()
+        let log = try await cluster.query("SELECT source || ' ' || verdict FROM decision_log ORDER BY id")
+        #expect(
+            stored == ["\(eva)|OUT001|1", "\(eva)|OUT002|1", "\(eva)|OUT003|1"],
+            "log: \(log)\n\(node.output.suffix(4000))")
         #expect(try await node.stop() == 0, "\(node.output.suffix(3000))")
     }
 }
