@@ -3,16 +3,19 @@ SHELL := /bin/bash
 SWIFT ?= swift
 # Debian packages the build, the tests and the benchmarks need (checked one by one, installed only if missing).
 DEB_PACKAGES := pkg-config libssl-dev openssl libxml2-dev libsqlite3-dev libseccomp-dev libidn2-dev publicsuffix dnsmasq-base \
-	python3 python3-dkim python3-extruct python3-icalendar nginx-light libopendkim-dev python3-venv swaks curl postgresql
+	python3 python3-dkim python3-extruct python3-icalendar nginx-light libopendkim-dev python3-venv swaks curl postgresql \
+	postfix
 GATEWAY := .build/debug/gateway
 
 .PHONY: deps python-tools build test run bench certs fuzz clean
 
 # Installs what is missing; a policy-rc.d keeps Debian from starting the services it installs
-# (nginx, postgresql): the tests start and stop their own servers. Before postgresql is installed,
-# `create_main_cluster = false` keeps it from making a system cluster (the tests initdb their own, as
-# an unprivileged user); the file is kept when postgresql-common arrives (--force-confold). apt waits
-# up to five minutes for a lock another apt-get holds instead of failing.
+# (nginx, postgresql, postfix): the tests start and stop their own servers (Postfix as an instance
+# of its own, its configuration and queue in a temporary directory: /etc/postfix is never changed).
+# Before postgresql is installed, `create_main_cluster = false` keeps it from making a system cluster
+# (the tests initdb their own, as an unprivileged user); the file is kept when postgresql-common
+# arrives (--force-confold). apt waits up to five minutes for a lock another apt-get holds instead of
+# failing.
 APT_OPTIONS := -o DPkg::Lock::Timeout=300 -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold
 deps:
 	@missing=""; for p in $(DEB_PACKAGES); do \

@@ -172,7 +172,10 @@ let package = Package(
             name: "gateway-bench",
             dependencies: [
                 "DKIM", "DNS", "MailMessage", "Markup", "Reservations", "Admission", "Ingestion", "Sandbox", "Store",
-                "SQLiteStore",
+                "SQLiteStore", "PostgresStore", "GatewayServer",
+                // A durable PostgreSQL for the ingest suite (the tests' PostgresServer, with fsync on).
+                "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // The serve suite's load clients (HTTP/1.1 and LMTP on SwiftNIO); the publish suite's HTTPS receiver.
                 .product(name: "NIOCore", package: "swift-nio"),

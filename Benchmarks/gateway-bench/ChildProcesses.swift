@@ -173,6 +173,14 @@ enum ChildProcesses {
         _ = directories.withLock { $0.remove(path) }
     }
 
+    /// What else a signal must stop that is not a child the bench spawned (a PostgreSQL server started through
+    /// `pg_ctl`, which detaches from the bench), run before the directories are removed.
+    private static let cleanups = Mutex<[@Sendable () -> Void]>([])
+
+    static func runOnSignal(_ cleanup: @escaping @Sendable () -> Void) {
+        cleanups.withLock { $0.append(cleanup) }
+    }
+
     /// SIGKILL to every process group still registered, then reaps them.
     static func killAll() {
         let pids = running.withLock { set -> Set<pid_t> in
@@ -207,6 +215,7 @@ enum ChildProcesses {
                 stopping.store(true, ordering: .releasing)
                 let doomedDirectories = directories.withLock { $0 }
                 killAll()
+                for cleanup in cleanups.withLock({ $0 }) { cleanup() }
                 // The suite's own threads go on a moment after their servers die (they fail, and may open the store
                 // again, which makes its directory anew): remove the directories in rounds until a few in a row find
                 // nothing, by when the suite has failed and waits in `holdIfStopping`.

@@ -1,4 +1,5 @@
 import Foundation
+import CDispatch  // timespec: with the server targets linked in, its fields resolve to CDispatch (MemberImportVisibility)
 import Glibc
 import Markup
 import Reservations

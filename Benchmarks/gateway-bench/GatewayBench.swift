@@ -13,7 +13,8 @@ struct GatewayBench: AsyncParsableCommand {
             Suites (all of them, in this order, when none is named):
               dkim     DKIM verification on one core against openssl speed and libopendkim
               extract  extraction MB/s in-process, through the sandbox, and against extruct
-              ingest   Ingestor.ingestEmail end to end (DKIM, sandbox, resolve, admit, SQLite)
+              ingest   Ingestor.ingestEmail end to end (DKIM, sandbox, resolve, admit, store): SQLite, and
+                       PostgreSQL with one node and with two
               stream   a mixed mail stream (95% without markup, 2 KB to 10 MB, a tenth with attachments) against
                        the markup path, in-process and through gateway serve over LMTP
               serve    gateway serve under HTTP and LMTP load, then a kill -9 crash audit

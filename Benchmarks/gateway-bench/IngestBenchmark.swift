@@ -1,21 +1,27 @@
 import Admission
+import CDispatch  // timeval: with the server targets linked in, its fields resolve to CDispatch (MemberImportVisibility)
 import DKIM
 import DNS
 import Foundation
+import Dispatch
 import Glibc
 import Ingestion
 import MailMessage
 import Markup
 import Reservations
+import GatewayServer
+import Logging
+import PostgresStore
 import Sandbox
 import SQLiteStore
 import Store
 import Synchronization
+import TestSupport
 
 /// Emails per second through the whole pipeline (`Ingestor.ingestEmail`: DKIM, sandboxed extraction,
-/// resolution, admission, the SQLite store), as `gateway ingest` and the server run it, on a corpus
-/// of signed confirmation emails with JSON-LD reservations (5–50 KB), with enough emails in flight
-/// to keep both cores busy.
+/// resolution, admission, the store), as `gateway ingest` and the server run it, on a corpus of signed
+/// confirmation emails with JSON-LD reservations (5–50 KB), with enough emails in flight to keep both cores
+/// busy: on SQLite, and on a durable PostgreSQL with one node and with two (issue 12), in one run.
 struct IngestBenchmark {
     var messageCount: Int
     /// Emails in flight at once (`--in-flight N`): enough that a worker never waits for the next document.
@@ -23,8 +29,37 @@ struct IngestBenchmark {
     /// Sandbox workers (`--workers N`); the gateway's default (two per core) when not given.
     var workerCount: Int?
 
+    /// What one measurement runs on: SQLite at a durability, or PostgreSQL with one or two nodes, with or without the
+    /// servers' read cache.
+    enum Setup: CustomStringConvertible {
+        case sqlite(SQLiteStore.Configuration.Durability)
+        case postgres(nodes: Int, readCache: Bool)
+
+        var description: String {
+            switch self {
+            case .sqlite(let durability): "SQLite, synchronous=\(durability == .full ? "FULL" : "NORMAL")"
+            case .postgres(let nodes, let cache):
+                "PostgreSQL, \(nodes) node\(nodes == 1 ? "" : "s")\(cache ? "" : ", no read cache")"
+            }
+        }
+    }
+
+    /// One setup's figures.
+    struct Measurement {
+        var emailsPerSecond: Double
+        var p50: Double
+        var p99: Double
+        /// Wall ms per email inside store calls: writes (ingest) and reads (registry, flags).
+        var storeWrite: Double
+        var storeRead: Double
+        /// CPU ms per email: this process, the sandbox workers, the PostgreSQL server.
+        var gatewayCPU: Double
+        var workerCPU: Double
+        var databaseCPU: Double
+    }
+
     func run() async throws {
-        report("== Ingest end to end (DKIM, sandboxed extraction, resolve, admit, SQLite store) ==")
+        report("== Ingest end to end (DKIM, sandboxed extraction, resolve, admit, store): SQLite and PostgreSQL ==")
         let workerPath = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
             .appendingPathComponent("gateway-worker").path
         guard FileManager.default.isExecutableFile(atPath: workerPath) else {
@@ -36,7 +71,44 @@ struct IngestBenchmark {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         ChildProcesses.removeOnSignal(directory.path)
         defer { try? FileManager.default.removeItem(at: directory) }
+        // A durable PostgreSQL on the same disk as the SQLite files: every commit flushed, as synchronous=FULL.
+        let postgres = try await PostgresServer.start(durable: true)
+        ChildProcesses.runOnSignal { postgres.stop() }
+        defer { postgres.stop() }
+        report("PostgreSQL: \(postgres.host):\(postgres.port), data in \(postgres.directory), fsync and synchronous_commit on")
 
+        let setups: [Setup] = [
+            .sqlite(.full), .sqlite(.normal), .postgres(nodes: 1, readCache: true), .postgres(nodes: 1, readCache: false),
+            .postgres(nodes: 2, readCache: true),
+        ]
+        var results: [Measurement] = []
+        for setup in setups {
+            results.append(try await measure(setup, corpus: corpus, zone: zone, directory: directory, postgres: postgres, workerPath: workerPath))
+        }
+        let (sqlite, pg, pgUncached, pgTwo) = (results[0], results[2], results[3], results[4])
+        report("ratios, same corpus, same run:")
+        report(
+            String(
+                format: "  PostgreSQL 1 node / SQLite FULL: %.0f%% of the throughput (target: at least 60%%); p99 %.1f ms against %.1f ms (target: under 50 ms)",
+                pg.emailsPerSecond / sqlite.emailsPerSecond * 100, pg.p99 * 1e3, sqlite.p99 * 1e3))
+        report(
+            String(
+                format: "  PostgreSQL 2 nodes / 1 node: %.2fx the throughput, p99 %.1f ms against %.1f ms",
+                pgTwo.emailsPerSecond / pg.emailsPerSecond, pgTwo.p99 * 1e3, pg.p99 * 1e3))
+        report(
+            String(
+                format: "  PostgreSQL read cache on / off: %.2fx the throughput; store reads %.3f ms per email against %.3f ms",
+                pg.emailsPerSecond / pgUncached.emailsPerSecond, pg.storeRead, pgUncached.storeRead))
+        report(
+            String(
+                format: "  store cost per email, wall ms (writes + reads): SQLite FULL %.2f + %.2f, PostgreSQL %.2f + %.2f; database server CPU %.2f ms",
+                sqlite.storeWrite, sqlite.storeRead, pg.storeWrite, pg.storeRead, pg.databaseCPU))
+    }
+
+    /// Ingests the corpus on `setup` (after a warm-up) and reports its figures.
+    private func measure(
+        _ setup: Setup, corpus: [[UInt8]], zone: String, directory: URL, postgres: PostgresServer, workerPath: String
+    ) async throws -> Measurement {
         var policy = Policy()
         policy.name = "bench"
         policy.registration.approveOnRegister = true
@@ -47,33 +119,72 @@ struct IngestBenchmark {
         configuration.confinement.addressSpaceBytes = UInt64(policy.sandbox.workerMemoryBytes)
         if let workerCount { configuration.workerCount = workerCount }
 
-        for durability in [SQLiteStore.Configuration.Durability.full, .normal] {
+        // The nodes: each its own store (its own connections and group commit) and read cache; they share the
+        // sandbox workers, as nodes on one machine share its cores.
+        var stores: [any ManagedStore] = []
+        var caches: [StoreReadCache?] = []
+        var databaseProcess: Int32?
+        switch setup {
+        case .sqlite(let durability):
             var storeConfiguration = SQLiteStore.Configuration()
             storeConfiguration.durability = durability
             let name = durability == .full ? "full" : "normal"
-            let store = TimedStore(
-                try SQLiteStore(
-                    path: directory.appendingPathComponent("\(name).sqlite").path, configuration: storeConfiguration))
-            let pool = try await WorkerPool(configuration: configuration)
-            let extractor = TimedExtractor(SandboxedExtractor(pool: pool))
-            let ingestor = Ingestor(
-                environment: Ingestor.Environment(
-                    store: store, policy: policy, resolver: resolver, extractor: extractor,
-                    publicSuffixes: publicSuffixes))
-            _ = try await ingestor.registry.register("bench.example", contact: nil, by: "gateway-bench")
+            stores = [try SQLiteStore(path: directory.appendingPathComponent("\(name).sqlite").path, configuration: storeConfiguration)]
+            caches = [nil]
+        case .postgres(let nodes, let readCache):
+            let database = try await postgres.createDatabase()
+            guard case .postgres(let settings) = try StoreLocation(parsing: postgres.url(database: database)) else {
+                throw FixtureError("not a PostgreSQL URL")
+            }
+            for _ in 0..<nodes {
+                var storeConfiguration = PostgresStore.Configuration()
+                storeConfiguration.maximumConnections = 8
+                stores.append(try await PostgresStore.open(settings, configuration: storeConfiguration))
+                caches.append(readCache ? StoreReadCache() : nil)
+            }
+            databaseProcess = postgres.processIdentifier
+        }
+        let timed = stores.map(TimedStore.init)
+        let pool = try await WorkerPool(configuration: configuration)
+        let extractor = TimedExtractor(SandboxedExtractor(pool: pool))
+        let ingestors = zip(timed, caches).map { store, cache in
+            var environment = Ingestor.Environment(
+                store: store, policy: policy, resolver: resolver, extractor: extractor, publicSuffixes: publicSuffixes)
+            environment.readCache = cache
+            return Ingestor(environment: environment)
+        }
+
+        let measurement = try await withThrowingTaskGroup(of: Void.self, returning: Measurement.self) { group in
+            for store in stores { group.addTask { try await store.run() } }
+            for (store, cache) in zip(stores, caches) {
+                guard let cache else { continue }
+                let watcher = StoreWatcher(
+                    store: store, cache: cache, health: StoreHealth(),
+                    logger: Logger(label: "bench", factory: { _ in SwiftLogNoOpLogHandler() }))
+                group.addTask { try await watcher.run() }
+            }
+            defer { group.cancelAll() }
+            // Let the watchers confirm their caches (a poll, and on PostgreSQL the LISTEN) before the clock starts.
+            try await Task.sleep(for: .milliseconds(800))
+            _ = try await ingestors[0].registry.register("bench.example", contact: nil, by: "gateway-bench")
+            try await Task.sleep(for: .milliseconds(200))
             // Warm-up: starts the workers' parsers, fills the key cache, creates the tables' first pages.
-            for message in corpus.prefix(20) { _ = try await ingestor.ingestEmail(message, source: "warm-up") }
-            store.reset()
+            for (index, message) in corpus.prefix(20).enumerated() {
+                _ = try await ingestors[index % ingestors.count].ingestEmail(message, source: "warm-up")
+            }
+            for store in timed { store.reset() }
             extractor.reset()
 
             let before = CPUTime.now()
             let workersBefore = CPUTime.workers(of: pool)
+            let databaseBefore = databaseProcess.map(CPUTime.processTree) ?? 0
             let clock = ContinuousClock()
             let start = clock.now
-            let verdicts = try await Self.ingestAll(corpus, with: ingestor, concurrency: concurrency)
+            let (verdicts, latencies) = try await Self.ingestAll(corpus, with: ingestors, concurrency: concurrency)
             let elapsed = (clock.now - start).seconds
             let cpu = CPUTime.now() - before
             let workerCPU = CPUTime.workers(of: pool) - workersBefore
+            let databaseCPU = (databaseProcess.map(CPUTime.processTree) ?? 0) - databaseBefore
 
             let admitted = verdicts[.admitted, default: 0]
             let summary = verdicts.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue) \($0.value)" }
@@ -81,31 +192,42 @@ struct IngestBenchmark {
             let perEmail = { (seconds: Double) in seconds / Double(corpus.count) * 1e3 }
             var load = [0.0, 0, 0]
             getloadavg(&load, 3)
+            let result = Measurement(
+                emailsPerSecond: Double(corpus.count) / elapsed, p50: latencies.percentile(0.5), p99: latencies.percentile(0.99),
+                storeWrite: perEmail(timed.reduce(0) { $0 + $1.writes.seconds }),
+                storeRead: perEmail(timed.reduce(0) { $0 + $1.reads.seconds }), gatewayCPU: perEmail(cpu.process),
+                workerCPU: perEmail(workerCPU), databaseCPU: perEmail(databaseCPU))
             report(
                 String(
-                    format: "ingest (synchronous=%@): %.0f emails/s, %d in flight, %d workers (%@; load average %.1f)",
-                    name.uppercased(), Double(corpus.count) / elapsed, concurrency, configuration.workerCount, summary,
-                    load[0]))
+                    format: "ingest (%@): %.0f emails/s, %d in flight, %d workers (%@; load average %.1f); per email p50 %.1f ms, p99 %.1f ms",
+                    setup.description, result.emailsPerSecond, concurrency, configuration.workerCount, summary, load[0],
+                    result.p50 * 1e3, result.p99 * 1e3))
             report(
                 String(
-                    format: "  per email, wall ms (queueing included): extraction in the sandbox %.2f, store %.2f",
-                    perEmail(extractor.seconds), perEmail(store.seconds)))
+                    format: "  per email, wall ms (queueing included): extraction in the sandbox %.2f, store writes %.2f, store reads %.3f",
+                    perEmail(extractor.seconds), result.storeWrite, result.storeRead))
             let cores = Double(ProcessInfo.processInfo.activeProcessorCount)
+            let total = result.gatewayCPU + result.workerCPU + result.databaseCPU
             report(
                 String(
                     format:
-                        "  CPU per email %.2f ms (gateway %.2f + workers %.2f): %.0f idle cores would ingest about %.0f emails/s",
-                    perEmail(cpu.process + workerCPU), perEmail(cpu.process), perEmail(workerCPU), cores,
-                    cores / ((cpu.process + workerCPU) / Double(corpus.count))))
+                        "  CPU per email %.2f ms (gateway %.2f + workers %.2f + database server %.2f): %.0f idle cores would ingest about %.0f emails/s",
+                    total, result.gatewayCPU, result.workerCPU, result.databaseCPU, cores, cores / (total / 1e3)))
             guard admitted == corpus.count else {
                 await pool.shutdown()
                 throw BenchFailure("\(corpus.count - admitted) emails were not admitted")
             }
-            try await breakdown(
-                corpus, ingestor: ingestor, extractor: extractor.base, resolver: resolver, graphs: extractor.sample)
-            await pool.shutdown()
-            try store.base.closeNow()
+            switch setup {
+            case .sqlite(.full), .postgres(nodes: 1, readCache: true):
+                try await breakdown(
+                    corpus, ingestor: ingestors[0], extractor: extractor.base, resolver: resolver, graphs: extractor.sample)
+            default: break
+            }
+            return result
         }
+        await pool.shutdown()
+        for store in stores { try await store.close() }
+        return measurement
     }
 
     /// Stage costs measured one email at a time in this process (CPU time, so the machine's load does
@@ -182,21 +304,38 @@ struct IngestBenchmark {
     static func ingestAll(_ corpus: [[UInt8]], with ingestor: Ingestor, concurrency: Int) async throws
         -> [DecisionLogEntry.Verdict: Int]
     {
-        try await withThrowingTaskGroup(of: DecisionLogEntry.Verdict.self) { group in
+        try await ingestAll(corpus, with: [ingestor], concurrency: concurrency).0
+    }
+
+    /// Ingests every email with at most `concurrency` in flight, spread over `ingestors` (the nodes) in turn; returns
+    /// the verdicts counted and each email's latency.
+    static func ingestAll(_ corpus: [[UInt8]], with ingestors: [Ingestor], concurrency: Int) async throws
+        -> ([DecisionLogEntry.Verdict: Int], Latencies)
+    {
+        try await withThrowingTaskGroup(of: (DecisionLogEntry.Verdict, Int64).self) { group in
             var verdicts: [DecisionLogEntry.Verdict: Int] = [:]
+            var latencies: [Int64] = []
             var next = 0
             func submit() {
                 let message = corpus[next]
                 let source = "bench-\(next)"
-                group.addTask { try await ingestor.ingestEmail(message, source: source).verdict }
+                let ingestor = ingestors[next % ingestors.count]
+                group.addTask {
+                    let clock = ContinuousClock()
+                    let start = clock.now
+                    let verdict = try await ingestor.ingestEmail(message, source: source).verdict
+                    let elapsed = clock.now - start
+                    return (verdict, elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
+                }
                 next += 1
             }
             while next < min(concurrency, corpus.count) { submit() }
-            while let verdict = try await group.next() {
+            while let (verdict, latency) = try await group.next() {
                 verdicts[verdict, default: 0] += 1
+                latencies.append(latency)
                 if next < corpus.count { submit() }
             }
-            return verdicts
+            return (verdicts, Latencies(latencies))
         }
     }
 
@@ -299,101 +438,98 @@ private final class TimedExtractor: Extractor {
     func reset() { stopwatch.reset() }
 }
 
-/// The SQLite store, every call timed.
+/// A store, every call the pipeline makes timed: writes (ingest, spool) and reads (registry, flags) apart.
 private struct TimedStore: GatewayStore {
-    let base: SQLiteStore
-    let stopwatch = Stopwatch()
+    let base: any ManagedStore
+    let writes = Stopwatch()
+    let reads = Stopwatch()
 
-    init(_ base: SQLiteStore) { self.base = base }
+    init(_ base: any ManagedStore) { self.base = base }
 
-    var seconds: Double { stopwatch.seconds }
-    func reset() { stopwatch.reset() }
+    func reset() {
+        writes.reset()
+        reads.reset()
+    }
 
     func ingest(
         _ reservations: [IncomingReservation], decision: DecisionLogEntry, removingSpooledMessage spoolID: Int64?
     ) async throws -> DecisionLogEntry {
-        try await stopwatch.time {
+        try await writes.time {
             try await base.ingest(reservations, decision: decision, removingSpooledMessage: spoolID)
         }
     }
     func apply(_ reservations: [IncomingReservation]) async throws -> [LifecycleOutcome] {
-        try await stopwatch.time { try await base.apply(reservations) }
+        try await writes.time { try await base.apply(reservations) }
     }
-    func reservation(id: Int64) async throws -> StoredReservation? {
-        try await stopwatch.time { try await base.reservation(id: id) }
-    }
+    func reservation(id: Int64) async throws -> StoredReservation? { try await base.reservation(id: id) }
     func lookup(containerReference: String, itemReferences: [String], owner: OwnerAddress, sourceDomain: String?) async throws
         -> [StoredReservation]
     {
-        try await stopwatch.time {
-            try await base.lookup(
-                containerReference: containerReference, itemReferences: itemReferences, owner: owner,
-                sourceDomain: sourceDomain)
-        }
+        try await base.lookup(
+            containerReference: containerReference, itemReferences: itemReferences, owner: owner, sourceDomain: sourceDomain)
     }
-    func list(owner: OwnerAddress) async throws -> [StoredReservation] {
-        try await stopwatch.time { try await base.list(owner: owner) }
-    }
-    func listAll(limit: Int) async throws -> [StoredReservation] {
-        try await stopwatch.time { try await base.listAll(limit: limit) }
-    }
-    func history(of id: Int64) async throws -> [ReservationHistoryEntry] {
-        try await stopwatch.time { try await base.history(of: id) }
-    }
+    func list(owner: OwnerAddress) async throws -> [StoredReservation] { try await base.list(owner: owner) }
+    func listAll(limit: Int) async throws -> [StoredReservation] { try await base.listAll(limit: limit) }
+    func history(of id: Int64) async throws -> [ReservationHistoryEntry] { try await base.history(of: id) }
     func append(_ entry: DecisionLogEntry) async throws -> DecisionLogEntry {
-        try await stopwatch.time { try await base.append(entry) }
+        try await writes.time { try await base.append(entry) }
     }
     func entries(domain: String?, since: Date?, afterID: Int64?, limit: Int) async throws -> [DecisionLogEntry] {
-        try await stopwatch.time {
-            try await base.entries(domain: domain, since: since, afterID: afterID, limit: limit)
-        }
+        try await base.entries(domain: domain, since: since, afterID: afterID, limit: limit)
     }
     func registeredDomain(_ domain: String) async throws -> RegisteredDomain? {
-        try await stopwatch.time { try await base.registeredDomain(domain) }
+        try await reads.time { try await base.registeredDomain(domain) }
     }
     func registeredDomains(status: RegisteredDomain.Status?) async throws -> [RegisteredDomain] {
-        try await stopwatch.time { try await base.registeredDomains(status: status) }
+        try await base.registeredDomains(status: status)
     }
     func updateDomain(
         _ domain: String, by actor: String,
         _ change: @escaping @Sendable (RegisteredDomain?, Date) throws -> DomainUpdate?
     ) async throws -> RegisteredDomain? {
-        try await stopwatch.time { try await base.updateDomain(domain, by: actor, change) }
+        try await base.updateDomain(domain, by: actor, change)
     }
     func domainChanges(domain: String?, limit: Int) async throws -> [DomainChange] {
-        try await stopwatch.time { try await base.domainChanges(domain: domain, limit: limit) }
+        try await base.domainChanges(domain: domain, limit: limit)
     }
-    func flag(_ name: String) async throws -> DeveloperFlagState? {
-        try await stopwatch.time { try await base.flag(name) }
-    }
-    func flags() async throws -> [DeveloperFlagState] { try await stopwatch.time { try await base.flags() } }
+    func flag(_ name: String) async throws -> DeveloperFlagState? { try await reads.time { try await base.flag(name) } }
+    func flags() async throws -> [DeveloperFlagState] { try await reads.time { try await base.flags() } }
     func setFlag(_ name: String, enabled: Bool, expiresAt: Date?, by actor: String) async throws -> DeveloperFlagState {
-        try await stopwatch.time { try await base.setFlag(name, enabled: enabled, expiresAt: expiresAt, by: actor) }
+        try await base.setFlag(name, enabled: enabled, expiresAt: expiresAt, by: actor)
     }
     func flagChanges(name: String?, limit: Int) async throws -> [FlagChange] {
-        try await stopwatch.time { try await base.flagChanges(name: name, limit: limit) }
+        try await base.flagChanges(name: name, limit: limit)
     }
-    func spool(_ message: Data, channel: IngestionChannel, owner: OwnerAddress?, reasonCode: String, nextAttemptAt: Date)
-        async throws -> SpooledMessage
-    {
-        try await stopwatch.time {
+    func spool(
+        _ message: Data, channel: IngestionChannel, owner: OwnerAddress?, reasonCode: String, nextAttemptAt: Date,
+        claimedUnder lease: SpoolLease?
+    ) async throws -> SpooledMessage {
+        try await writes.time {
             try await base.spool(
-                message, channel: channel, owner: owner, reasonCode: reasonCode, nextAttemptAt: nextAttemptAt)
+                message, channel: channel, owner: owner, reasonCode: reasonCode, nextAttemptAt: nextAttemptAt,
+                claimedUnder: lease)
         }
     }
-    func spooledMessage(id: Int64) async throws -> SpooledMessage? {
-        try await stopwatch.time { try await base.spooledMessage(id: id) }
+    func claimSpooledMessages(under lease: SpoolLease, dueBy: Date?, limit: Int) async throws -> [SpooledMessage] {
+        try await writes.time { try await base.claimSpooledMessages(under: lease, dueBy: dueBy, limit: limit) }
     }
+    func renewSpoolClaims(_ ids: [Int64], under lease: SpoolLease) async throws -> [Int64] {
+        try await base.renewSpoolClaims(ids, under: lease)
+    }
+    func nextSpoolClaimableAt() async throws -> Date? { try await base.nextSpoolClaimableAt() }
+    func spoolClaimHolders() async throws -> [String] { try await base.spoolClaimHolders() }
+    func releaseSpoolClaims(heldBy holder: String) async throws -> Int {
+        try await base.releaseSpoolClaims(heldBy: holder)
+    }
+    func spooledMessage(id: Int64) async throws -> SpooledMessage? { try await base.spooledMessage(id: id) }
     func spooledMessages(dueBy: Date?, limit: Int) async throws -> [SpooledMessage] {
-        try await stopwatch.time { try await base.spooledMessages(dueBy: dueBy, limit: limit) }
+        try await base.spooledMessages(dueBy: dueBy, limit: limit)
     }
     func recordAttempt(id: Int64, reasonCode: String, nextAttemptAt: Date) async throws -> SpooledMessage? {
-        try await stopwatch.time {
-            try await base.recordAttempt(id: id, reasonCode: reasonCode, nextAttemptAt: nextAttemptAt)
-        }
+        try await writes.time { try await base.recordAttempt(id: id, reasonCode: reasonCode, nextAttemptAt: nextAttemptAt) }
     }
     func removeSpooledMessage(id: Int64) async throws -> Bool {
-        try await stopwatch.time { try await base.removeSpooledMessage(id: id) }
+        try await writes.time { try await base.removeSpooledMessage(id: id) }
     }
     func addToken(role: AccessToken.Role, subject: String, label: String, secretHash: String, by actor: String) async throws
         -> AccessToken
@@ -404,7 +540,9 @@ private struct TimedStore: GatewayStore {
     func spooledMessages(afterID: Int64, limit: Int) async throws -> [SpooledMessage] {
         try await base.spooledMessages(afterID: afterID, limit: limit)
     }
-    func token(secretHash: String) async throws -> AccessToken? { try await base.token(secretHash: secretHash) }
+    func token(secretHash: String) async throws -> AccessToken? {
+        try await reads.time { try await base.token(secretHash: secretHash) }
+    }
     func tokens(role: AccessToken.Role?) async throws -> [AccessToken] { try await base.tokens(role: role) }
     func revokeToken(id: Int64) async throws -> Bool { try await base.revokeToken(id: id) }
     func acquireLease(_ name: String, holder: String, for duration: TimeInterval, ifLastStartedBefore: Date?)
@@ -432,8 +570,10 @@ private struct TimedStore: GatewayStore {
     func records(of owner: OwnerAddress) async throws -> OwnerRecords { try await base.records(of: owner) }
     func forget(_ owner: OwnerAddress) async throws -> ForgetReport { try await base.forget(owner) }
     func prune(_ cutoffs: RetentionCutoffs) async throws -> PruneReport { try await base.prune(cutoffs) }
+    func changeGenerations() async throws -> [ChangeArea: Int64] { try await base.changeGenerations() }
+    func notifications(channel: String) -> AsyncStream<StoreNotification> { base.notifications(channel: channel) }
     func chargeQuotas(_ charges: [QuotaCharge]) async throws -> QuotaRefusal? {
-        try await stopwatch.time { try await base.chargeQuotas(charges) }
+        try await writes.time { try await base.chargeQuotas(charges) }
     }
     func quotaCounters(scope: QuotaKey.Scope, subject: String) async throws -> [QuotaCounter] {
         try await base.quotaCounters(scope: scope, subject: subject)
@@ -477,6 +617,9 @@ struct CPUTime {
     var process: Double
     var children: Double
 
+    /// Clock ticks per second, the unit of /proc's CPU times.
+    static let ticksPerSecond = Double(sysconf(Int32(_SC_CLK_TCK)))
+
     static func now() -> CPUTime {
         func seconds(_ who: Int32) -> Double {
             var usage = rusage()
@@ -490,7 +633,7 @@ struct CPUTime {
     /// CPU seconds of the pool's workers: those that exited (reaped children) and those running now.
     static func workers(of pool: WorkerPool) -> Double {
         var total = now().children
-        let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+        let ticks = ticksPerSecond
         for worker in pool.workers {
             guard let pid = worker.processID,
                 let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
@@ -501,6 +644,28 @@ struct CPUTime {
             if fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) {
                 total += (user + system) / ticks
             }
+        }
+        return total
+    }
+
+    /// CPU seconds of process `pid` and its children, living (from /proc) and reaped (its cutime and cstime): the
+    /// PostgreSQL server, its postmaster and backends.
+    static func processTree(_ pid: Int32) -> Double {
+        let ticks = ticksPerSecond
+        func fields(_ pid: String) -> [Substring]? {
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { return nil }
+            return stat[stat.index(after: close)...].split(separator: " ")
+        }
+        var total = 0.0
+        // After "pid (comm)": ppid is field 4; utime, stime, cutime, cstime fields 14 to 17.
+        if let own = fields(String(pid)), own.count > 14 {
+            total += own[11...14].compactMap { Double($0) }.reduce(0, +) / ticks
+        }
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] where Int32(entry) != nil {
+            guard let child = fields(entry), child.count > 12, Int32(child[1]) == pid else { continue }
+            total += ((Double(child[11]) ?? 0) + (Double(child[12]) ?? 0)) / ticks
         }
         return total
     }

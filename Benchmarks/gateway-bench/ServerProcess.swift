@@ -153,7 +153,7 @@ final class ServerProcess {
         guard fields.count > 14, let user = Double(fields[11]), let system = Double(fields[12]),
             let childUser = Double(fields[13]), let childSystem = Double(fields[14])
         else { return nil }
-        let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+        let ticks = CPUTime.ticksPerSecond
         return ((user + system) / ticks, (childUser + childSystem) / ticks)
     }
 }

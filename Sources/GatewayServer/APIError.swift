@@ -1,5 +1,6 @@
 package import Foundation
 package import Hummingbird
+package import Store
 
 /// Every refusal the HTTP API makes: a status, a stable code, what was wrong and where, and what to do. The body is
 /// `{"error": {"code", "message", "hint"?, "at"?}}` (documented in openapi.yaml as `Error`).
@@ -11,6 +12,8 @@ package struct APIError: HTTPResponseError, Sendable {
     /// The parameter, header or property the problem is in.
     package var at: String?
     package var headers: HTTPFields = [:]
+    /// The store's code when a store error caused this one (not shown to clients).
+    package var storeCode: StoreError.Code?
 
     package init(_ status: HTTPResponse.Status, code: String, message: String, hint: String? = nil, at: String? = nil) {
         self.status = status
@@ -103,6 +106,7 @@ package struct APIError: HTTPResponseError, Sendable {
             .serviceUnavailable, code: "server.store-unavailable", message: "the store could not answer: \(error)",
             hint: "try again; if it persists, check the server's log")
         apiError.headers[.retryAfter] = "5"
+        apiError.storeCode = (error as? StoreError)?.code
         return apiError
     }
 }

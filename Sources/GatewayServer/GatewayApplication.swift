@@ -14,6 +14,9 @@ package enum GatewayApplication {
     package static func router(_ services: GatewayServices) -> Router<GatewayRequestContext> {
         let router = Router(context: GatewayRequestContext.self)
         router.add(middleware: RequestMetricsMiddleware(metrics: services.metrics))
+        router.add(
+            middleware: StoreAvailabilityMiddleware(
+                health: services.storeHealth, retryAfterSeconds: services.configuration.retryAfterSeconds))
         addOperationalRoutes(to: router, services)
         addDomainRoutes(to: router, services)
         addSubmissionRoutes(to: router, services)
@@ -98,6 +101,7 @@ extension GatewayServices {
         do {
             token = try await tokens.authenticate(secret)
         } catch {
+            storeHealth.record(error)
             throw APIError.unavailable(error)
         }
         guard let token else { throw APIError.invalidToken }
@@ -176,6 +180,7 @@ extension GatewayServices {
         } catch let error as APIError {
             throw error
         } catch {
+            storeHealth.record(error)
             throw APIError.unavailable(error)
         }
     }

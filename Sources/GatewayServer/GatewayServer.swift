@@ -9,9 +9,9 @@ import ServiceLifecycle
 import UnixSignals
 import WebFetch
 
-/// `gateway serve`: the HTTP API, the LMTP listener and the spool's retry timer, run as one service group that
-/// shuts down gracefully on SIGTERM or SIGINT (new connections refused, work in flight finished, up to the drain
-/// timeout), over the same ``Ingestor`` the command line uses.
+/// `gateway serve`: the HTTP API, the LMTP listener, the spool worker, the cluster's jobs and the store watcher, run
+/// as one service group that shuts down gracefully on SIGTERM or SIGINT (new connections refused, work in flight
+/// finished, up to the drain timeout), over the same ``Ingestor`` the command line uses.
 package struct GatewayServer: Sendable {
     package enum Listener: String, Sendable {
         case http, lmtp
@@ -35,7 +35,10 @@ package struct GatewayServer: Sendable {
         let store = services.ingestor.environment.store
         let transport = try services.webhookTransport ?? PageFetcher(configuration: services.webhookFetchConfiguration())
         var group: [any Service] = [
-            SpoolRetryService(services: services, logger: logger, startedAt: services.ingestor.environment.now()),
+            StoreWatcher(
+                store: services.ingestor.environment.store, cache: services.readCache, health: services.storeHealth,
+                pollInterval: .milliseconds(Int64(configuration.changePollIntervalSeconds * 1000)), logger: logger),
+            SpoolWorker(services: services, logger: logger),
             WebhookDispatcher(
                 store: store, transport: transport, configuration: services.webhookDispatcherConfiguration,
                 node: services.node, now: services.ingestor.environment.now, metrics: services.metrics, logger: logger),
@@ -65,7 +68,8 @@ package struct GatewayServer: Sendable {
         // Shut down in reverse order: first the server is marked draining (/readyz answers 503, new submissions are
         // refused with 503); then LMTP closes its listener and finishes its transactions; then the HTTP API, still
         // listening and answering /readyz with 503, waits for the ingestions in flight (and the shutdown delay);
-        // then it finishes its requests and closes; then the retry timer stops.
+        // then it finishes its requests and closes; then the spool worker stops (its decisions under way finish), and
+        // last the store watcher.
         group.append(DrainMarker(lifecycle: services.lifecycle))
         let serviceGroup = ServiceGroup(
             configuration: ServiceGroupConfiguration(

@@ -1,6 +1,7 @@
 import Foundation
 package import Ingestion
 import Publishing
+package import Store
 import Synchronization
 package import WebFetch
 
@@ -23,8 +24,15 @@ package struct GatewayServices: Sendable {
     package var clusterJobs: [ClusterJob] = []
     /// How often this node asks for each cluster job's lease.
     package var clusterJobTick: Duration = .seconds(5)
-    /// This node's name in the store's job leases.
+    /// This node's name in the store's job leases and spool claims.
     package let node = ClusterJobs.nodeName()
+    /// Whether the store answers, as this node last saw it (``StoreWatcher``).
+    package let storeHealth = StoreHealth()
+    /// This node's copies of the registry, flags and tokens (nil with `read-cache: false`), kept current by
+    /// ``StoreWatcher``; the ingestor and the token authority read through it.
+    package let readCache: StoreReadCache?
+    /// The spooled messages this node has claimed and is still deciding: ``SpoolWorker`` renews their claims.
+    package let spoolClaims = SpoolClaims()
     /// Sends webhook deliveries; nil: WebFetch's POST under the policy (``webhookFetchConfiguration()``), made when
     /// the server starts.
     package var webhookTransport: (any WebhookTransport)? = nil
@@ -39,8 +47,12 @@ package struct GatewayServices: Sendable {
         sandboxRestarts: @escaping @Sendable () -> Int = { 0 }, sandboxReady: @escaping @Sendable () -> Bool = { true },
         actorPrefix: String = "api"
     ) {
-        self.ingestor = ingestor
-        self.tokens = TokenAuthority(store: ingestor.environment.store)
+        var environment = ingestor.environment
+        let cache = configuration.readCache ? environment.readCache ?? StoreReadCache() : nil
+        environment.readCache = cache
+        self.readCache = cache
+        self.ingestor = Ingestor(environment: environment)
+        self.tokens = TokenAuthority(store: environment.sharedState)
         self.metrics = metrics
         self.gate = IngestionGate(
             maxRunning: configuration.maxConcurrentIngestions, maxWaiting: configuration.maxQueuedIngestions)
@@ -52,7 +64,7 @@ package struct GatewayServices: Sendable {
         self.sandboxRestarts = sandboxRestarts
         self.sandboxReady = sandboxReady
         self.actorPrefix = actorPrefix
-        clusterJobs.append(Self.domainRecheckJob(ingestor: ingestor, metrics: metrics, actor: "\(actorPrefix):recheck"))
+        clusterJobs.append(Self.domainRecheckJob(ingestor: self.ingestor, metrics: metrics, actor: "\(actorPrefix):recheck"))
     }
 
     /// What a webhook delivery may reach and trusts: page fetching's configuration under the policy, without any
@@ -93,6 +105,7 @@ package struct GatewayServices: Sendable {
             throw error
         } catch {
             // The pipeline throws only when the store fails: the request may be tried again.
+            storeHealth.record(error)
             throw APIError.unavailable(error)
         }
         if let report {
@@ -101,6 +114,13 @@ package struct GatewayServices: Sendable {
             metrics.recordBusy(channel: channel)
         }
         return report
+    }
+}
+
+extension GatewayServices {
+    /// This node's claim on spooled messages: its name, for `spool-lease-seconds` from each renewal.
+    package var spoolLease: SpoolLease {
+        SpoolLease(holder: node, duration: configuration.spoolLeaseSeconds)
     }
 }
 

@@ -17,17 +17,20 @@ import Synchronization
 ///   admissible markup is still delivered mail; `lmtp-refuse-rejected` answers 550 instead);
 /// - a DKIM temperror (a key lookup that failed for now): `451 4.4.3`, the spool entry removed, so the MTA retries;
 /// - a decision slower than `lmtp-reply-deadline-seconds`: `250 2.0.0 queued`, the decision continuing from the spool;
-/// - the queue full: `452 4.3.1`; the spool unwritable: `451 4.3.0`;
+/// - the queue full: `452 4.3.1`; the spool unwritable, or the store known to be down: `451 4.3.0` (at MAIL FROM
+///   already while it is down);
 /// - a quota of its sender domain or of the recipient used up: `452 4.2.1` before anything is spooled, so the MTA keeps
 ///   the message and delivers it again later (each recipient's delivery counts as one message).
+///
+/// Several nodes: the spool entry is claimed by this node for `spool-lease-seconds`, renewed while it decides
+/// (``SpoolWorker``). If this node dies after its 250, the claim runs out and another node's spool worker decides the
+/// message; if both get to decide it, the store keeps only the first decision (`store.spool-entry-gone`).
 struct LMTPDelivery: LMTPDeliveryHandler {
     let services: GatewayServices
     let logger: Logger
 
-    /// How long an entry spooled for an inline decision is left alone by the retry timer.
-    static let inlineLease: TimeInterval = 600
-
     func mailFrom(_ sender: String, declaredSize: Int?, session: LMTPSession) async -> LMTPReply {
+        if !services.storeHealth.isAvailable { return Self.storeUnavailable }
         if services.gate.isFull { return Self.busy }
         return .ok()
     }
@@ -81,6 +84,7 @@ struct LMTPDelivery: LMTPDeliveryHandler {
     ) async -> LMTPReply {
         let environment = services.ingestor.environment
         let store = environment.store
+        if !services.storeHealth.isAvailable { return Self.storeUnavailable }
         if services.gate.isFull { return Self.busy }
         // Quotas before the spool: a refused delivery leaves nothing behind, and the MTA delivers it again later.
         do {
@@ -90,16 +94,18 @@ struct LMTPDelivery: LMTPDeliveryHandler {
                 return Self.overQuota(refusal)
             }
         } catch {
+            services.storeHealth.record(error)
             logger.error("cannot count a delivery against the quotas", metadata: ["error": "\(error)"])
             return Self.storeUnavailable
         }
-        // Durable before any acknowledgement.
+        // Durable before any acknowledgement; claimed by this node, due at once for any other node once the claim ends.
         let spooled: SpooledMessage
         do {
             spooled = try await store.spool(
-                Data(message), channel: .lmtp, owner: owner, reasonCode: "lmtp.received",
-                nextAttemptAt: environment.now().addingTimeInterval(Self.inlineLease))
+                Data(message), channel: .lmtp, owner: owner, reasonCode: "lmtp.received", nextAttemptAt: environment.now(),
+                claimedUnder: services.spoolLease)
         } catch {
+            services.storeHealth.record(error)
             logger.error("cannot spool an LMTP message", metadata: ["error": "\(error)", "session": "\(session.id)"])
             return Self.storeUnavailable
         }
@@ -107,8 +113,10 @@ struct LMTPDelivery: LMTPDeliveryHandler {
         // Decide now; past the deadline the decision goes on and the reply says "queued".
         let services = self.services
         let source = "lmtp:\(spooled.id)"
+        services.spoolClaims.insert(spooled.id)
         let decision = Task {
-            try await services.ingest(channel: "lmtp") {
+            defer { services.spoolClaims.remove(spooled.id) }
+            return try await services.ingest(channel: "lmtp") {
                 try await services.ingestor.ingestEmail(
                     message, source: source, owners: [owner], channel: .lmtp, spoolID: spooled.id, prefiltered: true)
             }
@@ -118,9 +126,12 @@ struct LMTPDelivery: LMTPDeliveryHandler {
         switch outcome {
         case nil:
             return LMTPReply(code: 250, enhancedCode: "2.0.0", text: "queued as spool #\(spooled.id); the decision is pending")
+        case .failure(let error as APIError) where error.storeCode == .spoolEntryGone:
+            // Another node's spool worker decided it (this node's claim had run out): stored once, by that node.
+            return LMTPReply(code: 250, enhancedCode: "2.0.0", text: "delivered; decided by another node as spool #\(spooled.id)")
         case .failure(let error):
             logger.error("an LMTP ingestion failed", metadata: ["error": "\(error)", "spool": "\(spooled.id)"])
-            // Still spooled: the retry timer takes it again after the lease.
+            // Still spooled: once this node's claim ends, a spool worker (this node's or another's) decides it.
             return LMTPReply(code: 250, enhancedCode: "2.0.0", text: "queued as spool #\(spooled.id); the store did not answer yet")
         case .success(nil):
             _ = try? await store.removeSpooledMessage(id: spooled.id)

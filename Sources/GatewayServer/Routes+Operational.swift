@@ -8,17 +8,36 @@ extension GatewayApplication {
     /// `/healthz` (the process answers), `/readyz` (it can take work), `/metrics`, `/openapi.yaml`.
     static func addOperationalRoutes(to router: Router<GatewayRequestContext>, _ services: GatewayServices) {
         router.get("/healthz") { _, _ in
-            try json(["status": "ok"])
+            // The process answers (200) whatever the store does; the body says whether the store answers too.
+            struct Health: Encodable {
+                var status = "ok"
+                var store: String
+                var storeProblem: String?
+                var storeUnavailableSince: Date?
+            }
+            let health = services.storeHealth.snapshot
+            return try json(
+                Health(
+                    store: health.isAvailable ? "available" : "unavailable", storeProblem: health.problem,
+                    storeUnavailableSince: health.since))
         }
 
         router.get("/readyz") { _, _ in
             var problems: [String] = []
             if services.lifecycle.isDraining { problems.append("shutting down") }
             if !services.sandboxReady() { problems.append("no extraction worker is running") }
-            do {
-                _ = try await services.ingestor.environment.store.flags()
-            } catch {
-                problems.append("the store does not answer: \(error)")
+            if let problem = services.storeHealth.snapshot.problem {
+                problems.append("the store does not answer: \(problem)")
+            } else {
+                do {
+                    // A quick look, so that readiness does not wait for the watcher's next probe.
+                    _ = try await StoreWatcher.within(.seconds(2)) {
+                        try await services.ingestor.environment.store.changeGenerations()
+                    }
+                } catch {
+                    services.storeHealth.record(error)
+                    problems.append("the store does not answer: \(error)")
+                }
             }
             if services.gate.isFull { problems.append("the ingestion queue is full") }
             struct Readiness: Encodable {
@@ -38,7 +57,11 @@ extension GatewayApplication {
         router.get("/metrics") { _, _ in
             services.metrics.observeSandboxRestarts(total: services.sandboxRestarts())
             let load = services.gate.load
-            let spooled = try? await services.ingestor.environment.store.spooledMessageCount()
+            let store = services.ingestor.environment.store
+            var spooled: Int?
+            if services.storeHealth.isAvailable {
+                spooled = try? await StoreWatcher.within(.seconds(2)) { try await store.spooledMessageCount() }
+            }
             services.metrics.observeLoad(running: load.running, waiting: load.waiting, spooled: spooled)
             return Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],

@@ -91,8 +91,18 @@ package struct ServerConfiguration: Sendable, Hashable {
     package var lmtpMaxRecipients = 100
     /// How long a deferred message (a DKIM temperror) waits before its next attempt.
     package var retryDelaySeconds = 300.0
-    /// How often the spool is checked for messages due.
+    /// How often the spool is checked for messages due (at most: the timer also wakes when the next message is due or
+    /// a claim ends).
     package var retryIntervalSeconds = 60.0
+    /// How long a node's claim on a spooled message lasts without renewal (a live node renews the claims of what it is
+    /// deciding every third of it): how long after a node dies another node takes over what it had acknowledged.
+    package var spoolLeaseSeconds = 30.0
+    /// Keep copies of the registry, the flags and the tokens in memory, invalidated by the store's change
+    /// notifications (PostgreSQL) or a poll of its change generations; false: read the store on every request.
+    package var readCache = true
+    /// How often the store's change generations are polled while no notification subscription is up (SQLite always):
+    /// also how often the store's health is probed.
+    package var changePollIntervalSeconds = 0.5
     /// How long graceful shutdown waits for in-flight work.
     package var drainTimeoutSeconds = 30.0
     /// Graceful shutdown: how long the listeners stay open at least, `/readyz` answering 503 and new submissions
@@ -187,6 +197,10 @@ package struct ServerConfiguration: Sendable, Hashable {
         try reader.int("lmtp-max-connections", into: &configuration.lmtpMaxConnections, range: 1...100_000)
         try reader.double("retry-delay-seconds", into: &configuration.retryDelaySeconds, range: 1...604_800)
         try reader.double("retry-interval-seconds", into: &configuration.retryIntervalSeconds, range: 1...86_400)
+        try reader.double("spool-lease-seconds", into: &configuration.spoolLeaseSeconds, range: 1...3600)
+        try reader.bool("read-cache", into: &configuration.readCache)
+        try reader.double(
+            "change-poll-interval-seconds", into: &configuration.changePollIntervalSeconds, range: 0.05...0.9)
         try reader.double("drain-timeout-seconds", into: &configuration.drainTimeoutSeconds, range: 0...3600)
         try reader.double("shutdown-delay-seconds", into: &configuration.shutdownDelaySeconds, range: 0...3600)
         try reader.int("calendar-max-age-seconds", into: &configuration.calendarMaxAgeSeconds, range: 0...86_400)

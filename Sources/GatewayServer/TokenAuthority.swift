@@ -8,9 +8,10 @@ package import Store
 /// `gws_` sender, `gwo_` owner); only its SHA-256 is stored, so a copy of the database reveals no usable token.
 /// Secrets have 256 bits of entropy, so a fast hash suffices: there is nothing to brute-force.
 package struct TokenAuthority: Sendable {
-    package let store: any GatewayStore
+    /// The tokens and the registry (through the server's read cache, when it has one).
+    package let store: any TokenStore & DomainRegistryStore
 
-    package init(store: any GatewayStore) {
+    package init(store: any TokenStore & DomainRegistryStore) {
         self.store = store
     }
 

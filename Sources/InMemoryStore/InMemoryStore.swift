@@ -20,6 +20,10 @@ package final class InMemoryStore: ManagedStore {
         var leases: [String: JobLease] = [:]
         var senderPreferences: [SenderPreference] = []
         var profiles: [OwnerAddress: OwnerProfile] = [:]
+        /// Spooled messages' claims by id: holder and end.
+        var claims: [Int64: (holder: String, until: Date)] = [:]
+        /// Bumped by every transaction that changes an area (as the SQL backends' triggers do).
+        var generations: [ChangeArea: Int64] = [:]
         var quotaCounters: [QuotaKey: QuotaCounter] = [:]
         var secrets: [String: Data] = [:]
         /// The outbox, in position order, and the last position handed out.
@@ -52,6 +56,9 @@ package final class InMemoryStore: ManagedStore {
         try state.withLock { state in
             var copy = state
             let result = try body(&copy)
+            if copy.domains != state.domains { copy.generations[.registry, default: 0] += 1 }
+            if copy.flags != state.flags { copy.generations[.flags, default: 0] += 1 }
+            if copy.tokens != state.tokens { copy.generations[.tokens, default: 0] += 1 }
             state = copy
             return result
         }
@@ -239,9 +246,14 @@ package final class InMemoryStore: ManagedStore {
         try limits.validate(decision)
         let now = self.now()
         let (stored, recordsChanges) = try transaction { state in
+            // First: a message another process decided meanwhile writes nothing (SpoolLease: exactly once).
+            if let spoolID {
+                guard state.spool.contains(where: { $0.id == spoolID }) else { throw StoreError.spoolEntryGone(spoolID) }
+                state.spool.removeAll { $0.id == spoolID }
+                state.claims[spoolID] = nil
+            }
             let plans = try reservations.map { try Self.apply($0, now: now, channel: decision.channel, to: &state) }
             let stored = Self.append(decision.recording(plans, of: reservations), to: &state)
-            if let spoolID { state.spool.removeAll { $0.id == spoolID } }
             return (stored, plans.contains(where: \.recordsChanges))
         }
         if recordsChanges { changeSignal.notify() }
@@ -356,17 +368,81 @@ package final class InMemoryStore: ManagedStore {
     // MARK: - Spool
 
     package func spool(
-        _ message: Data, channel: IngestionChannel, owner: OwnerAddress?, reasonCode: String, nextAttemptAt: Date
+        _ message: Data, channel: IngestionChannel, owner: OwnerAddress?, reasonCode: String, nextAttemptAt: Date,
+        claimedUnder lease: SpoolLease?
     ) async throws -> SpooledMessage {
         try limits.validateSpooled(message.count, reasonCode: reasonCode)
-        let now = StoreTime.truncated(self.now())
+        if let lease { try limits.validateSpoolLease(lease) }
+        let instant = self.now()
+        let now = StoreTime.truncated(instant)
         return try transaction { state in
             let spooled = SpooledMessage(
                 id: state.nextID(.spooledMessages), bytes: message, channel: channel, owner: owner,
                 reasonCode: reasonCode, attempts: 0, nextAttemptAt: StoreTime.truncated(nextAttemptAt), createdAt: now,
                 updatedAt: now)
             state.spool.append(spooled)
+            if let lease {
+                state.claims[spooled.id] = (lease.holder, StoreTime.truncated(instant.addingTimeInterval(lease.duration)))
+            }
             return spooled
+        }
+    }
+
+    package func claimSpooledMessages(under lease: SpoolLease, dueBy: Date?, limit: Int) async throws -> [SpooledMessage] {
+        try limits.validateSpoolLease(lease)
+        let instant = self.now()
+        let now = StoreTime.truncated(instant)
+        let until = StoreTime.truncated(instant.addingTimeInterval(lease.duration))
+        let due = dueBy.map(StoreTime.truncated)
+        return try transaction { state in
+            let claimable = state.spool.filter { message in
+                SpoolLease.isClaimable(
+                    claimedUntil: state.claims[message.id]?.until, nextAttemptAt: message.nextAttemptAt, now: now,
+                    dueBy: due)
+            }
+            let claimed = Array(
+                claimable.sorted { ($0.nextAttemptAt, $0.id) < ($1.nextAttemptAt, $1.id) }.prefix(StoreLimits.clamp(limit)))
+            for message in claimed { state.claims[message.id] = (lease.holder, until) }
+            return claimed
+        }
+    }
+
+    package func renewSpoolClaims(_ ids: [Int64], under lease: SpoolLease) async throws -> [Int64] {
+        try limits.validateSpoolLease(lease)
+        let until = StoreTime.truncated(self.now().addingTimeInterval(lease.duration))
+        return try transaction { state in
+            ids.filter { id in
+                guard state.claims[id]?.holder == lease.holder, state.spool.contains(where: { $0.id == id }) else {
+                    return false
+                }
+                state.claims[id] = (lease.holder, until)
+                return true
+            }
+        }
+    }
+
+    package func spoolClaimHolders() async throws -> [String] {
+        let now = StoreTime.truncated(self.now())
+        return read { state in Set(state.claims.values.filter { $0.until > now }.map(\.holder)).sorted() }
+    }
+
+    package func releaseSpoolClaims(heldBy holder: String) async throws -> Int {
+        let now = StoreTime.truncated(self.now())
+        return try transaction { state in
+            var released = 0
+            for (id, claim) in state.claims where claim.holder == holder && claim.until > now {
+                state.claims[id] = (holder, now)
+                released += 1
+            }
+            return released
+        }
+    }
+
+    package func nextSpoolClaimableAt() async throws -> Date? {
+        read { state in
+            state.spool.map {
+                SpoolLease.claimableAt(claimedUntil: state.claims[$0.id]?.until, nextAttemptAt: $0.nextAttemptAt)
+            }.min()
         }
     }
 
@@ -391,6 +467,7 @@ package final class InMemoryStore: ManagedStore {
             state.spool[index].reasonCode = reasonCode
             state.spool[index].nextAttemptAt = StoreTime.truncated(nextAttemptAt)
             state.spool[index].updatedAt = now
+            state.claims[id] = nil
             return state.spool[index]
         }
     }
@@ -407,6 +484,7 @@ package final class InMemoryStore: ManagedStore {
         try transaction { state in
             let before = state.spool.count
             state.spool.removeAll { $0.id == id }
+            state.claims[id] = nil
             return state.spool.count < before
         }
     }
@@ -487,5 +565,16 @@ package final class InMemoryStore: ManagedStore {
             state.secrets[name] = made
             return made
         }
+    }
+
+    // MARK: - Change signals
+
+    package func changeGenerations() async throws -> [ChangeArea: Int64] {
+        read { state in Dictionary(uniqueKeysWithValues: ChangeArea.allCases.map { ($0, state.generations[$0, default: 0]) }) }
+    }
+
+    /// Nothing to listen to: readers poll ``changeGenerations()``.
+    package func notifications(channel: String) -> AsyncStream<StoreNotification> {
+        AsyncStream { $0.finish() }
     }
 }

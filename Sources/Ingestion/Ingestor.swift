@@ -20,6 +20,15 @@ package struct Ingestor: Sendable {
         package var now: @Sendable () -> Date = { Date() }
         /// How long a deferred message waits before `gateway retry` takes it again.
         package var retryDelay: TimeInterval = 300
+        /// Copies of the registry, flags and tokens that a server keeps current (nil: read the store every time, as
+        /// the command line does).
+        package var readCache: StoreReadCache?
+
+        /// The registry, the flags and the tokens, through the read cache when there is one.
+        package var sharedState: any DomainRegistryStore & FlagStore & TokenStore {
+            guard let readCache else { return store }
+            return CachedReads(store, cache: readCache)
+        }
 
         package init(store: any GatewayStore, policy: Policy, resolver: any TXTResolver, extractor: any Extractor, publicSuffixes: PublicSuffixList) {
             self.store = store
@@ -45,11 +54,11 @@ package struct Ingestor: Sendable {
     }
 
     package var registry: DomainRegistry {
-        DomainRegistry(store: environment.store, policy: environment.policy, publicSuffixes: environment.publicSuffixes)
+        DomainRegistry(store: environment.sharedState, policy: environment.policy, publicSuffixes: environment.publicSuffixes)
     }
 
     package var flags: FlagController {
-        FlagController(store: environment.store, policy: environment.policy, now: environment.now)
+        FlagController(store: environment.sharedState, policy: environment.policy, now: environment.now)
     }
 
     /// Ingests one email.
@@ -289,12 +298,19 @@ package struct Ingestor: Sendable {
         return report
     }
 
-    /// Ingests spooled messages again: those due (`onlyDue`, what a server's timer does) or all of
-    /// them (an operator's `gateway retry`).
-    package func retrySpooled(onlyDue: Bool, limit: Int = 1000) async throws -> [IngestionReport] {
+    /// Ingests spooled messages again: those due (`onlyDue`) or all of them (an operator's `gateway retry`), except
+    /// those another process has claimed (a server deciding them now): each is claimed under `lease` first, so two
+    /// processes never decide one message at once. A message another process decided meanwhile is left out.
+    package func retrySpooled(onlyDue: Bool, lease: SpoolLease, limit: Int = 1000) async throws -> [IngestionReport] {
         var reports: [IngestionReport] = []
-        for spooled in try await environment.store.spooledMessages(dueBy: onlyDue ? environment.now() : nil, limit: limit) {
-            reports.append(try await retry(spooled))
+        let claimed = try await environment.store.claimSpooledMessages(
+            under: lease, dueBy: onlyDue ? environment.now() : nil, limit: limit)
+        for spooled in claimed {
+            do {
+                reports.append(try await retry(spooled))
+            } catch let error as StoreError where error.code == .spoolEntryGone {
+                continue
+            }
         }
         return reports
     }

@@ -90,6 +90,13 @@ extension PostgresStore {
     /// kind, named with the URL (never its password) and the server's message (never the SQL or its arguments).
     static func storeError(_ error: any Error, operation: String, settings: PostgresSettings) -> any Error {
         if error is StoreError || error is CancellationError || error is any TransactionRefusal { return error }
+        if "\(type(of: error))" == "ConnectionPoolError" {
+            // The pool's circuit breaker tripped: no connection could be made for a while. (The type is in
+            // postgres-nio's underscored _ConnectionPoolModule, which the gateway does not import.)
+            return StoreError(
+                code: .unavailable,
+                reason: "\(settings): \(operation) failed: no connection could be made; check that the server runs")
+        }
         guard let psql = error as? PSQLError else {
             if error is IOError || error is ChannelError {
                 return StoreError(

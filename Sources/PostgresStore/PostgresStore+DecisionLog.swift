@@ -53,6 +53,13 @@ extension PostgresStore {
             requests, operation: "ingest",
             locks: requests.flatMap { $0.reservations.map { ($0.owner, $0.sourceDomain) } },
             write: { request, connection in
+                // First: a message another node decided meanwhile writes nothing (SpoolLease: exactly once). The row
+                // lock makes a second node's delete wait for the first one's commit, then find the row gone.
+                if let spoolID = request.spoolID {
+                    let deleted = try await Self.rows(
+                        "DELETE FROM spooled_message WHERE id = \(spoolID) RETURNING id", on: connection, logger: logger)
+                    guard !deleted.isEmpty else { throw StoreError.spoolEntryGone(spoolID) }
+                }
                 var plans: [LifecyclePlan] = []
                 for item in request.reservations {
                     plans.append(
@@ -62,9 +69,6 @@ extension PostgresStore {
                 let stored = try await Self.insert(
                     request.decision.recording(plans, of: request.reservations), on: connection,
                     logger: logger)
-                if let spoolID = request.spoolID {
-                    try await connection.query("DELETE FROM spooled_message WHERE id = \(spoolID)", logger: logger)
-                }
                 return IngestionWritten(entry: stored, recordsChanges: plans.contains(where: \.recordsChanges))
             },
             finish: { results, connection in

@@ -5,10 +5,11 @@ package import Store
 
 extension PostgresStore {
     package func spool(
-        _ message: Data, channel: IngestionChannel, owner: OwnerAddress?, reasonCode: String, nextAttemptAt: Date
+        _ message: Data, channel: IngestionChannel, owner: OwnerAddress?, reasonCode: String, nextAttemptAt: Date,
+        claimedUnder lease: SpoolLease?
     ) async throws -> SpooledMessage {
         let request = try SpoolRequest(
-            message, channel: channel, owner: owner, reasonCode: reasonCode, nextAttemptAt: nextAttemptAt,
+            message, channel: channel, owner: owner, reasonCode: reasonCode, nextAttemptAt: nextAttemptAt, lease: lease,
             now: self.now(), limits: limits)
         let logger = self.logger
         // Concurrent deliveries share a commit (and its WAL flush); see GroupCommit.
@@ -17,9 +18,10 @@ extension PostgresStore {
                 let rows = try await Self.rows(
                     """
                     INSERT INTO spooled_message (bytes, channel, owner, reason_code, attempts, next_attempt_at,
-                        created_at, updated_at)
+                        created_at, updated_at, claimed_by, claimed_until)
                     VALUES (\(request.message), \(request.channel.rawValue), \(request.owner?.address),
-                        \(request.reasonCode), 0, \(request.nextAttemptAt), \(request.now), \(request.now))
+                        \(request.reasonCode), 0, \(request.nextAttemptAt), \(request.now), \(request.now),
+                        \(request.claimedBy), \(request.claimedUntil))
                     RETURNING id
                     """, on: connection, logger: logger)
                 guard let row = rows.first else { throw StoreError(code: .io, reason: "spooling stored nothing; retry") }
@@ -62,7 +64,7 @@ extension PostgresStore {
             try await Self.rows(
                 """
                 UPDATE spooled_message SET attempts = attempts + 1, reason_code = \(reasonCode),
-                    next_attempt_at = \(next), updated_at = \(now)
+                    next_attempt_at = \(next), updated_at = \(now), claimed_by = NULL, claimed_until = NULL
                 WHERE id = \(id)
                 RETURNING \(unescaped: Self.spoolColumns)
                 """, on: connection, logger: logger

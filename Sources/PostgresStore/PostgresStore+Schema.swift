@@ -291,6 +291,29 @@ extension PostgresStore {
             UPDATE change_event SET consent_changed_at = updated_at;
             """
         ),
+        // Several nodes (issue 12 stage B): spooled messages are claimed by one node under a lease; the registry,
+        // flag and token tables bump their area's generation in the transaction of every change and announce it on
+        // the channel `gateway_change` (NOTIFY, delivered at commit), through triggers so that every writer does.
+        // The function is one line: `statements(of:)` splits at semicolons that end lines.
+        (
+            "v5-cluster",
+            """
+            ALTER TABLE spooled_message ADD COLUMN claimed_by text;
+            ALTER TABLE spooled_message ADD COLUMN claimed_until bigint;
+            CREATE TABLE change_generation (
+                area text PRIMARY KEY,
+                generation bigint NOT NULL
+            );
+            INSERT INTO change_generation (area, generation) VALUES ('registry', 0), ('flags', 0), ('tokens', 0);
+            CREATE FUNCTION gateway_note_change() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN UPDATE change_generation SET generation = generation + 1 WHERE area = TG_ARGV[0]; PERFORM pg_notify('gateway_change', TG_ARGV[0]); RETURN NULL; END $$;
+            CREATE TRIGGER registered_domain_generation AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON registered_domain
+                FOR EACH STATEMENT EXECUTE FUNCTION gateway_note_change('registry');
+            CREATE TRIGGER developer_flag_generation AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON developer_flag
+                FOR EACH STATEMENT EXECUTE FUNCTION gateway_note_change('flags');
+            CREATE TRIGGER access_token_generation AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON access_token
+                FOR EACH STATEMENT EXECUTE FUNCTION gateway_note_change('tokens');
+            """
+        ),
     ]
 
     /// The session advisory lock migrations run under ("GWRS", 1): the two-key form, apart from the reservations'

@@ -36,16 +36,18 @@ extension SQLiteStore {
         return results.map { $0.map(\.entry) }
     }
 
-    /// One ingestion's rows: the reservations applied in order (their change events with them), the log entry with
-    /// their outcomes, and the spooled message removed.
+    /// One ingestion's rows: the spooled message removed, the reservations applied in order (their change events
+    /// with them) and the log entry with their outcomes.
     static func ingest(_ request: IngestionRequest, in db: Database) throws -> IngestionWritten {
+        // First: a message another process decided meanwhile writes nothing (SpoolLease: exactly once).
+        if let spoolID = request.spoolID {
+            try db.cachedStatement(sql: "DELETE FROM spooled_message WHERE id = ?").execute(arguments: [spoolID])
+            guard db.changesCount > 0 else { throw StoreError.spoolEntryGone(spoolID) }
+        }
         let plans = try request.reservations.map {
             try apply($0, now: request.now, channel: request.decision.channel, in: db)
         }
         let stored = try insert(request.decision.recording(plans, of: request.reservations), in: db)
-        if let spoolID = request.spoolID {
-            try db.cachedStatement(sql: "DELETE FROM spooled_message WHERE id = ?").execute(arguments: [spoolID])
-        }
         return IngestionWritten(entry: stored, recordsChanges: plans.contains(where: \.recordsChanges))
     }
 }
@@ -60,12 +62,12 @@ extension SQLiteStore {
         try db.cachedStatement(
             sql: """
                 INSERT INTO spooled_message (bytes, channel, owner, reason_code, attempts, next_attempt_at,
-                    created_at, updated_at)
-                VALUES (?, ?, ?, ?, 0, ?, ?, ?)
+                    created_at, updated_at, claimed_by, claimed_until)
+                VALUES (?, ?, ?, ?, 0, ?, ?, ?, ?, ?)
                 """
         ).execute(arguments: [
             request.message, request.channel.rawValue, request.owner?.address ?? "", request.reasonCode, request.nextAttemptAt,
-            request.now, request.now,
+            request.now, request.now, request.claimedBy, request.claimedUntil,
         ])
         return request.spooled(id: db.lastInsertedRowID)
     }

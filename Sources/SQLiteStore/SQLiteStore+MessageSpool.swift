@@ -4,10 +4,11 @@ package import Store
 
 extension SQLiteStore {
     package func spool(
-        _ message: Data, channel: IngestionChannel, owner: OwnerAddress?, reasonCode: String, nextAttemptAt: Date
+        _ message: Data, channel: IngestionChannel, owner: OwnerAddress?, reasonCode: String, nextAttemptAt: Date,
+        claimedUnder lease: SpoolLease?
     ) async throws -> SpooledMessage {
         let request = try SpoolRequest(
-            message, channel: channel, owner: owner, reasonCode: reasonCode, nextAttemptAt: nextAttemptAt,
+            message, channel: channel, owner: owner, reasonCode: reasonCode, nextAttemptAt: nextAttemptAt, lease: lease,
             now: self.now(), limits: limits)
         // Concurrent deliveries share a commit (and its fsync); see GroupCommit.
         return try await spoolCommit.run(request) { try await writeSpooled($0) }
@@ -51,7 +52,7 @@ extension SQLiteStore {
             try db.cachedStatement(
                 sql: """
                     UPDATE spooled_message SET attempts = attempts + 1, reason_code = ?, next_attempt_at = ?,
-                        updated_at = ?
+                        updated_at = ?, claimed_by = NULL, claimed_until = NULL
                     WHERE id = ?
                     """
             ).execute(arguments: [reasonCode, next, now, id])

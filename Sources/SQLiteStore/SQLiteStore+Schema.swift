@@ -314,6 +314,32 @@ extension SQLiteStore {
                     UPDATE change_event SET consent_changed_at = updated_at;
                     """)
         }
+        // Several nodes (issue 12 stage B): spooled messages are claimed by one process under a lease; the registry,
+        // flag and token tables bump their area's generation in the transaction of every change (triggers, so that
+        // every writer does), which the servers' caches poll.
+        migrator.registerMigration("v5-cluster") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE spooled_message ADD COLUMN claimed_by TEXT;
+                    ALTER TABLE spooled_message ADD COLUMN claimed_until INTEGER;
+                    CREATE TABLE change_generation (
+                        area TEXT PRIMARY KEY NOT NULL,
+                        generation INTEGER NOT NULL
+                    );
+                    INSERT INTO change_generation (area, generation) VALUES ('registry', 0), ('flags', 0), ('tokens', 0);
+                    """)
+            for (table, area) in [("registered_domain", "registry"), ("developer_flag", "flags"), ("access_token", "tokens")] {
+                for event in ["INSERT", "UPDATE", "DELETE"] {
+                    try db.execute(
+                        sql: """
+                            CREATE TRIGGER \(table)_\(event.lowercased())_generation AFTER \(event) ON \(table)
+                            BEGIN
+                                UPDATE change_generation SET generation = generation + 1 WHERE area = '\(area)';
+                            END
+                            """)
+                }
+            }
+        }
         precondition(migrator.migrations == StoreSchema.versions, "SQLite's migrations must be StoreSchema.versions")
         return migrator
     }

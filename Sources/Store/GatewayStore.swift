@@ -1,8 +1,9 @@
 /// Everything the gateway keeps, from one backend: reservations, the decision log, the domain registry, the
 /// developer flags, the message spool, the server's tokens, the cluster's job leases, the quota counters, the shared
-/// secrets, the outbox of changes with its webhook subscriptions, and what owners decided.
+/// secrets, the outbox of changes with its webhook subscriptions, what owners decided, and the signals that tell a
+/// node what other nodes changed.
 package protocol GatewayStore: ReservationStore, DecisionLog, DomainRegistryStore, FlagStore, MessageSpool, TokenStore,
-    JobLeaseStore, QuotaStore, SecretStore, ChangeFeed, WebhookStore, OwnerStore, RetentionStore
+    JobLeaseStore, QuotaStore, SecretStore, ChangeFeed, WebhookStore, OwnerStore, RetentionStore, StoreChangeSignals
 {
     /// Applies `reservations`, appends `decision` with what happened to each of them, and removes the spooled
     /// message it was retried from, all in one transaction: the log never disagrees with the records.
@@ -11,6 +12,8 @@ package protocol GatewayStore: ReservationStore, DecisionLog, DomainRegistryStor
     ///   - decision: The log entry; the outcome of each reservation is appended to its `reservations`.
     ///   - spoolID: The spooled message this attempt decided, removed on success; nil for a first attempt.
     /// - Returns: The entry as stored, with its `id` and the outcomes.
+    /// - Throws: `store.spool-entry-gone`, writing nothing, when message `spoolID` is no longer spooled (another node
+    ///   decided it).
     func ingest(
         _ reservations: [IncomingReservation], decision: DecisionLogEntry, removingSpooledMessage spoolID: Int64?
     ) async throws -> DecisionLogEntry

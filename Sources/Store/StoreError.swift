@@ -43,6 +43,9 @@ package struct StoreError: Error, Sendable, CustomStringConvertible {
         package static let corrupt = Code("store.corrupt")
         /// The caller handed a value the store refuses to keep (empty key, over a size limit).
         package static let invalidArgument = Code("store.invalid-argument")
+        /// A decision meant to remove its spooled message found it gone: another node decided it first (its claim
+        /// had ended). Nothing of this decision was written; the message is stored once, by the other node.
+        package static let spoolEntryGone = Code("store.spool-entry-gone")
     }
 
     package var code: Code
@@ -53,5 +56,14 @@ package struct StoreError: Error, Sendable, CustomStringConvertible {
     package init(code: Code, reason: String) {
         self.code = code
         self.reason = reason
+    }
+}
+
+extension StoreError {
+    /// `store.spool-entry-gone` for spooled message `id`.
+    package static func spoolEntryGone(_ id: Int64) -> StoreError {
+        StoreError(
+            code: .spoolEntryGone,
+            reason: "spooled message \(id) was decided by another process first; this decision was not written")
     }
 }

@@ -190,6 +190,18 @@ package struct StoreLimits: Hashable, Sendable {
         try checkField(holder, "holder")
     }
 
+    /// Throws `store.invalid-argument` unless a spool claim names its holder within limits, for a positive duration.
+    package func validateSpoolLease(_ lease: SpoolLease) throws(StoreError) {
+        guard !lease.holder.isEmpty else {
+            throw StoreError(code: .invalidArgument, reason: "a spool claim needs its holder")
+        }
+        guard lease.duration > 0, lease.duration <= 86_400 else {
+            throw StoreError(
+                code: .invalidArgument, reason: "a spool claim lasts more than 0 s and at most a day, not \(lease.duration) s")
+        }
+        try checkField(lease.holder, "holder")
+    }
+
     /// Throws `store.invalid-argument` unless a flag change names the flag and who makes it, within limits.
     package func validateFlagChange(name: String, actor: String) throws(StoreError) {
         guard !name.isEmpty, !actor.isEmpty else {
@@ -258,7 +270,7 @@ package struct StoreLimits: Hashable, Sendable {
 /// at `v3`, the first schema it had; SQLite's at `v1`.
 package enum StoreSchema {
     /// Every schema version, oldest first.
-    package static let versions = ["v1", "v2", "v3", "v4", "v5-trust", "v5-outbox", "v5-consent"]
+    package static let versions = ["v1", "v2", "v3", "v4", "v5-trust", "v5-outbox", "v5-consent", "v5-cluster"]
     /// The version this gateway writes.
     package static var current: String { versions[versions.count - 1] }
 }

@@ -35,19 +35,25 @@ package struct SpoolRequest: Sendable {
     package var reasonCode: String
     package var nextAttemptAt: Int64
     package var now: Int64
+    /// Who claims it from the start, and until when (milliseconds); nil: nobody.
+    package var claimedBy: String?
+    package var claimedUntil: Int64?
 
-    /// Checks `message` against `limits` and stamps it with `now`.
+    /// Checks `message` (and `lease`) against `limits` and stamps it with `now`.
     package init(
         _ message: Data, channel: IngestionChannel, owner: OwnerAddress?, reasonCode: String, nextAttemptAt: Date,
-        now: Date, limits: StoreLimits
+        lease: SpoolLease? = nil, now: Date, limits: StoreLimits
     ) throws(StoreError) {
         try limits.validateSpooled(message.count, reasonCode: reasonCode)
+        if let lease { try limits.validateSpoolLease(lease) }
         self.message = message
         self.channel = channel
         self.owner = owner
         self.reasonCode = reasonCode
         self.nextAttemptAt = StoreTime.milliseconds(nextAttemptAt)
         self.now = StoreTime.milliseconds(now)
+        self.claimedBy = lease?.holder
+        self.claimedUntil = lease.map { StoreTime.milliseconds(now.addingTimeInterval($0.duration)) }
     }
 
     /// The message as stored under `id`.

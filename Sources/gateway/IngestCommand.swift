@@ -181,7 +181,10 @@ struct RetryCommand: AsyncParsableCommand {
 
     func run() async throws {
         let reports = try await withIngestor(state: state, resolver: resolver) { ingestor in
-            try await ingestor.retrySpooled(onlyDue: onlyDue)
+            // Claimed for this command, for as long as a server would wait for it: a server deciding a message now
+            // keeps it, and the servers leave alone what this command decides.
+            let holder = "\(ProcessInfo.processInfo.hostName):\(ProcessInfo.processInfo.processIdentifier):retry"
+            return try await ingestor.retrySpooled(onlyDue: onlyDue, lease: SpoolLease(holder: holder, duration: 600))
         }
         for report in reports {
             if json { try Terminal.json(report) } else { ReportPrinter.print(report) }

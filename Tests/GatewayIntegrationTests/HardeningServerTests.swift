@@ -42,7 +42,7 @@ struct HardeningServerTests {
             // The probes, from another client, each answered within a second while every slot is held.
             let health = try await server.curl("GET", "/healthz", extra: ["--max-time", "1"])
             #expect(health.status == 200)
-            #expect(health.text == #"{"status":"ok"}"#)
+            #expect(health.text == #"{"status":"ok","store":"available"}"#)
             let readiness = try await server.curl("GET", "/readyz", extra: ["--max-time", "1"])
             #expect(readiness.status == 200, "\(readiness.text)")
             // Anything else, at capacity: 503 at once, not a wait.

@@ -424,10 +424,12 @@ struct ServerEndToEndTests {
             let second = try await Self.booking("RXJ34P", passenger: "Tom Green", to: ["Tom Green <\(Self.tom)>"], sender: skyways, cli: cli)
             let third = try await Self.booking(
                 "W4LL8Z", passenger: "Eva Green", to: ["Eva Green <\(Self.eva)>", "Tom Green <\(Self.tom)>"], sender: skyways, cli: cli)
-            // A short reply deadline: with the key lookup held, the 250 "queued" comes while the decision waits.
+            // A short reply deadline: with the key lookup held, the 250 "queued" comes while the decision waits. The
+            // killed process's claims on its spooled messages would hold for spool-lease-seconds (10 minutes here);
+            // the restarted process, on the same host, finds that process gone and takes them at start.
             let options = ServerProcess.Options(
                 directory: cli.directory, resolver: ["--nameserver", dns.address, "--dns-timeout", "5"],
-                configuration: "lmtp-reply-deadline-seconds: 0.3\nretry-interval-seconds: 3600\n")
+                configuration: "lmtp-reply-deadline-seconds: 0.3\nretry-interval-seconds: 3600\nspool-lease-seconds: 600\n")
             let server = try await ServerProcess.start(options)
             _ = try await server.register("skyways.example")
 
@@ -455,12 +457,13 @@ struct ServerEndToEndTests {
             let restarted = try await ServerProcess.start(options)
             var stopped = false
             defer { if !stopped { restarted.signal(SIGKILL) } }
-            // At start the server decides what the crash left in the spool.
+            // At start the server ends the dead process's claims and decides what it left in the spool.
             let deadline = ContinuousClock.now + .seconds(30)
             while try await restarted.spooledMessageCount() > 0, ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(100))
             }
             #expect(try await restarted.spooledMessageCount() == 0, "\(restarted.output)")
+            #expect(restarted.output.contains("took over the spool claims of a process that no longer runs"))
 
             let evas = try await restarted.reservations(token: restarted.adminToken, owner: Self.eva)
             let toms = try await restarted.reservations(token: restarted.adminToken, owner: Self.tom)

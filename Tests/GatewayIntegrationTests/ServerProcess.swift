@@ -26,7 +26,7 @@ final class ServerProcess: Sendable {
         var extra: [String] = []
         /// The store file's name in `directory`: `GatewayCLI`'s, so the command line reads the server's store.
         var storeName = "g.sqlite"
-        /// Another store (a `postgres://` URL) instead of the file.
+        /// `--store` as given (a `postgres://` URL, several nodes on one database); nil: `storeName` in `directory`.
         var storeURL: String? = nil
     }
 

@@ -25,20 +25,33 @@ package final class PostgresServer: Sendable {
     package let port: Int
     /// Data directory and socket directory inside it.
     package let directory: String
+
+    /// The process id of the server's postmaster (its backends are its children), from `postmaster.pid`.
+    package var processIdentifier: Int32? {
+        guard let text = try? String(contentsOfFile: directory + "/data/postmaster.pid", encoding: .utf8) else {
+            return nil
+        }
+        return text.split(separator: "\n").first.flatMap { Int32($0) }
+    }
     let binaries: String
     /// The templates made so far.
     private let templates = Mutex<Set<String>>([])
     private let databaseCounter = Atomic<Int>(0)
 
-    private init(port: Int, directory: String, binaries: String) {
+    /// The `postgres` options it was started with (`-o`), to start it again the same way.
+    private let options: String
+
+    private init(port: Int, directory: String, binaries: String, options: String) {
         self.port = port
         self.directory = directory
         self.binaries = binaries
+        self.options = options
     }
 
     // MARK: - The process's server
 
-    private static let current = Mutex<PostgresServer?>(nil)
+    /// Every server this process started and has not stopped: stopped at exit.
+    private static let current = Mutex<[PostgresServer]>([])
     private static let starting = Mutex<Task<PostgresServer, any Error>?>(nil)
 
     /// The server of this test process, started on first use.
@@ -55,33 +68,43 @@ package final class PostgresServer: Sendable {
     }
 
     /// Starts a new server (most tests want ``shared()``).
-    package static func start() async throws -> PostgresServer {
+    /// - Parameter durable: a server as production runs one, for benchmarks: its data on disk (the temporary
+    ///   directory, not memory) and every commit flushed (`fsync`, `synchronous_commit`, `full_page_writes` on), as
+    ///   SQLite's `synchronous=FULL`. Tests run without (in memory, nothing flushed), which is much faster.
+    package static func start(durable: Bool = false) async throws -> PostgresServer {
         let binaries = try binaryDirectory()
-        let base = scratchDirectory() + "/gateway-postgres-\(UUID().uuidString)"
+        let scratch = durable ? FileManager.default.temporaryDirectory.path : scratchDirectory()
+        let base = scratch + "/gateway-postgres-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
         let runAs = getuid() == 0 ? "postgres" : nil
         if let runAs { try changeOwner(of: base, to: runAs) }
         let data = base + "/data"
         let initdb = try await run(
             binaries + "/initdb",
-            ["-D", data, "-U", user, "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync"], as: runAs, logIn: base)
+            ["-D", data, "-U", user, "-A", "trust", "-E", "UTF8", "--locale=C"] + (durable ? [] : ["--no-sync"]),
+            as: runAs, logIn: base)
         guard initdb.status == 0 else {
             try? FileManager.default.removeItem(atPath: base)
             throw FixtureError("initdb failed (\(initdb.status)): \(initdb.output.suffix(600))")
         }
         for _ in 0..<5 {
             let port = Int(try Loopback.freePort())
-            let options = [
-                "-c listen_addresses=127.0.0.1", "-c port=\(port)", "-c unix_socket_directories=\(base)", "-c fsync=off",
-                "-c synchronous_commit=off", "-c full_page_writes=off", "-c max_connections=300",
-                "-c shared_buffers=32MB",
-            ].joined(separator: " ")
+            let flushing =
+                durable
+                ? ["-c fsync=on", "-c synchronous_commit=on", "-c full_page_writes=on", "-c shared_buffers=128MB"]
+                : ["-c fsync=off", "-c synchronous_commit=off", "-c full_page_writes=off", "-c shared_buffers=32MB"]
+            let options = (
+                [
+                    "-c listen_addresses=127.0.0.1", "-c port=\(port)", "-c unix_socket_directories=\(base)",
+                    "-c max_connections=300",
+                ] + flushing
+            ).joined(separator: " ")
             let started = try await run(
                 binaries + "/pg_ctl", ["-D", data, "-l", base + "/postgres.log", "-o", options, "-w", "-t", "30", "start"],
                 as: runAs, logIn: base)
             if started.status == 0 {
-                let server = PostgresServer(port: port, directory: base, binaries: binaries)
-                current.withLock { $0 = server }
+                let server = PostgresServer(port: port, directory: base, binaries: binaries, options: options)
+                current.withLock { $0.append(server) }
                 registerExitHandler()
                 return server
             }
@@ -98,6 +121,30 @@ package final class PostgresServer: Sendable {
             binaries + "/pg_ctl", ["-D", directory + "/data", "-m", "fast", "-w", "-t", "30", "stop"], as: runAs,
             logIn: directory)
         try? FileManager.default.removeItem(atPath: directory)
+        Self.current.withLock { servers in servers.removeAll { $0 === self } }
+    }
+
+    /// Stops the server as an outage would (`pg_ctl stop -m immediate`: connections cut, no checkpoint), keeping its
+    /// data for ``restart()``. Not for the ``shared()`` server: other tests use it.
+    package func halt() async throws {
+        let runAs = getuid() == 0 ? "postgres" : nil
+        let stopped = try await Self.run(
+            binaries + "/pg_ctl", ["-D", directory + "/data", "-m", "immediate", "-w", "-t", "30", "stop"], as: runAs,
+            logIn: directory)
+        guard stopped.status == 0 else { throw FixtureError("pg_ctl stop failed: \(stopped.output.suffix(600))") }
+    }
+
+    /// Starts a halted server again, on the same port with the same data.
+    package func restart() async throws {
+        let runAs = getuid() == 0 ? "postgres" : nil
+        let started = try await Self.run(
+            binaries + "/pg_ctl",
+            ["-D", directory + "/data", "-l", directory + "/postgres.log", "-o", options, "-w", "-t", "30", "start"],
+            as: runAs, logIn: directory)
+        guard started.status == 0 else {
+            let log = (try? String(contentsOfFile: directory + "/postgres.log", encoding: .utf8)) ?? ""
+            throw FixtureError("PostgreSQL did not start again (\(started.status)); its log ends: \(log.suffix(600))")
+        }
     }
 
     private static let exitHandlerRegistered = Atomic<Bool>(false)
@@ -106,11 +153,11 @@ package final class PostgresServer: Sendable {
         guard exitHandlerRegistered.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged
         else { return }
         atexit {
-            let server = PostgresServer.current.withLock { server -> PostgresServer? in
-                defer { server = nil }
-                return server
+            let servers = PostgresServer.current.withLock { servers -> [PostgresServer] in
+                defer { servers = [] }
+                return servers
             }
-            server?.stop()
+            for server in servers { server.stop() }
         }
     }
 
