@@ -67,7 +67,10 @@ let package = Package(
         // The pipeline the command line and the server share: authenticate, extract, resolve, admit, store.
         .target(
             name: "Ingestion",
-            dependencies: ["Admission", "DKIM", "DNS", "MailMessage", "Markup", "Reservations", "Sandbox", "Store", "WebFetch"],
+            dependencies: [
+                "Admission", "DKIM", "DNS", "ICalendar", "MailMessage", "Markup", "Reservations", "Sandbox", "Store",
+                "WebFetch",
+            ],
             swiftSettings: strictSettings
         ),
         // Extraction in confined worker processes, and the worker executable (no NIO, no server).

@@ -17,6 +17,9 @@ package struct IngestionReport: Sendable, Codable, Hashable {
         package var codes: [String]
         /// The item's own warnings (aliases applied, zones inferred), for senders to converge on canonical markup.
         package var warnings: [String]
+        /// In a dry run: the card a calendar would show, every diagnostic with its property path, and the bars
+        /// other consumers publish. Nil otherwise.
+        package var details: ItemDetails?
     }
 
     package var source: String
@@ -35,4 +38,7 @@ package struct IngestionReport: Sendable, Codable, Hashable {
     /// The spool entry holding a deferred message for `gateway retry`.
     package var spoolID: Int64?
     package var dryRun: Bool
+    /// In a dry run: each DKIM signature, alignment, the registry entry, and what each developer flag would change.
+    /// Nil otherwise.
+    package var check: CheckDetails?
 }

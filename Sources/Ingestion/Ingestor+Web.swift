@@ -62,10 +62,18 @@ extension Ingestor {
         } catch {
             // The reason (what was wrong, at which origin, what to do; never the path) goes to the
             // report, so `gateway ingest url` and `check` say why, not only which rule refused.
-            return try await refuse(
+            var report = try await refuse(
                 source: url.absoluteString, channel: .web, codes: [error.code.description],
                 contentHash: ContentHash.sha256Hex(Array(url.absoluteString.utf8)), owners: owners, dryRun: dryRun,
                 spoolID: nil, sourceDomain: url.host?.lowercased(), diagnostics: [error.description])
+            if dryRun {
+                let domain = try? DomainName(normalizing: url.host ?? "")
+                let registration = try await domain.asyncFlatMap { try await registry.entry(covering: $0) }
+                report.check = CheckDetails.page(
+                    url.absoluteString, registration: registration, flags: active,
+                    refusal: (error.code.description, error.description), decide: nil)
+            }
+            return report
         }
         var diagnostics: [String] = []
         let graph = await extract(page.body, kind: .html, diagnostics: &diagnostics)
@@ -91,13 +99,22 @@ extension Ingestor {
             let unverified = page.certificateVerified ? "" : "; not verified"
             source += " (\(certificate.subject); sha256 \(certificate.sha256Fingerprint)\(unverified))"
         }
-        let decision = AdmissionDecision(
-            source: .web(host: host, finalURL: page.finalURL.absoluteString, verified: page.usedTLS && page.certificateVerified),
-            resolutions: resolutions, owners: owners, registration: registration, flags: active,
-            policy: environment.policy, requireOwner: !dryRun, sourceDescription: source)
-        return try await record(
-            decision, source: source, displaySource: url.absoluteString, channel: .web,
+        let policy = environment.policy
+        let decide = { (flags: ActiveFlags) in
+            AdmissionDecision(
+                source: .web(
+                    host: host, finalURL: page.finalURL.absoluteString, verified: page.usedTLS && page.certificateVerified),
+                resolutions: resolutions, owners: owners, registration: registration, flags: flags, policy: policy,
+                requireOwner: !dryRun, sourceDescription: source)
+        }
+        var report = try await record(
+            decide(active), source: source, displaySource: url.absoluteString, channel: .web,
             contentHash: ContentHash.sha256Hex(page.body), dkim: nil, diagnostics: diagnostics, bytes: page.body,
             givenOwners: owners, dryRun: dryRun, spoolID: nil)
+        if dryRun {
+            report.check = CheckDetails.page(
+                page.finalURL.absoluteString, registration: registration, flags: active, decide: decide)
+        }
+        return report
     }
 }

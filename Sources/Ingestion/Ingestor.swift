@@ -98,14 +98,20 @@ package struct Ingestor: Sendable {
         let resolutions = Array(resolver.resolve(graph).prefix(policy.limits.maxReservationsPerDocument))
         let registration = try await authentication.fromDomain.asyncFlatMap { try await registry.entry(covering: $0) }
         let active = try await flags.active()
-        let decision = AdmissionDecision(
-            source: .email(authentication), resolutions: resolutions, owners: owners, registration: registration,
-            flags: active, policy: policy, markupInUnsignedTail: markupInUnsignedTail,
-            sourceDescription: authentication.messageID ?? source)
-        return try await record(
-            decision, source: authentication.messageID ?? source, displaySource: source, channel: channel, contentHash: contentHash,
-            dkim: verification.result.rawValue, diagnostics: diagnostics, bytes: bytes, givenOwners: owners,
-            dryRun: dryRun, spoolID: spoolID)
+        let decide = { (flags: ActiveFlags) in
+            AdmissionDecision(
+                source: .email(authentication), resolutions: resolutions, owners: owners, registration: registration,
+                flags: flags, policy: policy, markupInUnsignedTail: markupInUnsignedTail,
+                sourceDescription: authentication.messageID ?? source)
+        }
+        var report = try await record(
+            decide(active), source: authentication.messageID ?? source, displaySource: source, channel: channel,
+            contentHash: contentHash, dkim: verification.result.rawValue, diagnostics: diagnostics, bytes: bytes,
+            givenOwners: owners, dryRun: dryRun, spoolID: spoolID)
+        if dryRun {
+            report.check = CheckDetails.email(authentication, registration: registration, flags: active, decide: decide)
+        }
+        return report
     }
 
     /// Runs extraction through the configured extractor; a sandbox failure becomes a diagnostic
@@ -180,7 +186,8 @@ package struct Ingestor: Sendable {
                 kind: reservation?.kind.rawValue, containerReference: reservation?.containerReference,
                 itemReference: item.itemReference, summary: item.resolution.summary, outcome: outcome.0, version: outcome.1,
                 owners: item.admitted.map(\.owner), codes: item.codes,
-                warnings: item.resolution.diagnostics.filter { $0.severity == .warning }.map(\.code.rawValue))
+                warnings: item.resolution.diagnostics.filter { $0.severity == .warning }.map(\.code.rawValue),
+                details: dryRun ? ItemDetails(item.resolution) : nil)
         }
         return report
     }
@@ -223,7 +230,7 @@ package struct Ingestor: Sendable {
 }
 
 extension Optional {
-    fileprivate func asyncFlatMap<T>(_ transform: (Wrapped) async throws -> T?) async rethrows -> T? {
+    func asyncFlatMap<T>(_ transform: (Wrapped) async throws -> T?) async rethrows -> T? {
         guard let value = self else { return nil }
         return try await transform(value)
     }
