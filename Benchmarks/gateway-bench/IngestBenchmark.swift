@@ -396,7 +396,12 @@ private struct TimedStore: GatewayStore {
     func spooledMessages(afterID: Int64, limit: Int) async throws -> [SpooledMessage] {
         try await base.spooledMessages(afterID: afterID, limit: limit)
     }
+    func entries(matching query: DecisionLogQuery) async throws -> [DecisionLogEntry] {
+        try await base.entries(matching: query)
+    }
+    func entry(id: Int64) async throws -> DecisionLogEntry? { try await base.entry(id: id) }
     func token(secretHash: String) async throws -> AccessToken? { try await base.token(secretHash: secretHash) }
+    func token(id: Int64) async throws -> AccessToken? { try await base.token(id: id) }
     func tokens(role: AccessToken.Role?) async throws -> [AccessToken] { try await base.tokens(role: role) }
     func revokeToken(id: Int64) async throws -> Bool { try await base.revokeToken(id: id) }
 }
