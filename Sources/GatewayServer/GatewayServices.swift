@@ -1,3 +1,4 @@
+import Foundation
 package import Ingestion
 import Synchronization
 
@@ -25,7 +26,8 @@ package struct GatewayServices: Sendable {
         actorPrefix: String = "api"
     ) {
         self.ingestor = ingestor
-        self.tokens = TokenAuthority(store: ingestor.environment.store)
+        self.tokens = TokenAuthority(
+            store: ingestor.environment.store, sessionLifetime: TimeInterval(configuration.consoleSessionMinutes * 60))
         self.metrics = metrics
         self.gate = IngestionGate(
             maxRunning: configuration.maxConcurrentIngestions, maxWaiting: configuration.maxQueuedIngestions)

@@ -96,6 +96,9 @@ package struct ServerConfiguration: Sendable, Hashable {
     package var shutdownDelaySeconds = 0.0
     /// Calendar feeds: how long clients may cache (Cache-Control max-age).
     package var calendarMaxAgeSeconds = 300
+    /// The console: how long a sign-in lasts before the console asks for the token again (a session also ends at
+    /// sign-out and when the token that signed in is revoked).
+    package var consoleSessionMinutes = 720
 
     package init() {}
 
@@ -158,6 +161,7 @@ package struct ServerConfiguration: Sendable, Hashable {
         try reader.double("drain-timeout-seconds", into: &configuration.drainTimeoutSeconds, range: 0...3600)
         try reader.double("shutdown-delay-seconds", into: &configuration.shutdownDelaySeconds, range: 0...3600)
         try reader.int("calendar-max-age-seconds", into: &configuration.calendarMaxAgeSeconds, range: 0...86_400)
+        try reader.int("console-session-minutes", into: &configuration.consoleSessionMinutes, range: 1...43_200)
         try reader.finish()
         return configuration
     }

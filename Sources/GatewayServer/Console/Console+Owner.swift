@@ -1,0 +1,70 @@
+import Foundation
+import Hummingbird
+import Ingestion
+import Reservations
+import Store
+
+extension GatewayApplication {
+    /// The owner page: the owner's reservations still to come, soonest first, each as its card with its status,
+    /// then those past; and the calendar subscription address (`/calendars/{owner}.ics`). An owner token sees its
+    /// own; an admin names the owner (as `GET /v1/reservations?owner=` does).
+    static func addOwnerRoutes(to console: RouterGroup<GatewayRequestContext>, _ frame: ConsoleFrame) {
+        let services = frame.services
+        let store = services.ingestor.environment.store
+
+        struct Owner {
+            struct Entry {
+                var card: CardView
+                var sourceDomain: String
+                var version: Int
+                var updated: String
+                var flags: String?
+            }
+            var isAdmin: Bool
+            var owner: String?
+            var upcoming: [Entry]
+            var past: [Entry]
+            var calendarURL: String?
+            var webcalURL: String?
+        }
+
+        console.get("/owner") { request, _ in
+            let session = try await frame.session(request, roles: [.admin, .owner])
+            let requested = request.uri.queryParameters["owner"].map { String($0) }.flatMap { $0.isEmpty ? nil : $0 }
+            let owner: String?
+            do {
+                owner = try services.owner(for: session.token, requested: requested)
+            } catch let error as APIError {
+                throw ConsoleError(error)
+            }
+            var content = Owner(isAdmin: session.token.role == .admin, owner: owner, upcoming: [], past: [])
+            if let owner {
+                try GatewayServices.validateOwner(owner, at: "owner")
+                let records = try await services.storeCall { try await store.list(owner: owner) }
+                let now = services.ingestor.environment.now()
+                var upcoming: [(Date, Owner.Entry)] = []
+                var past: [(Date, Owner.Entry)] = []
+                for record in records {
+                    guard let payload = try? JSONDecoder().decode(StoredPayload.self, from: record.payload) else { continue }
+                    var card = ReservationCard(payload.reservation, normalized: payload.markup)
+                    card.status = record.status.rawValue  // the record's lifecycle state, not the markup's
+                    let entry = Owner.Entry(
+                        card: CardView(card), sourceDomain: record.sourceDomain, version: record.version,
+                        updated: ConsoleFormat.time(record.updatedAt),
+                        flags: record.flags.isEmpty ? nil : record.flags.joined(separator: ", "))
+                    // An item without an end is current for a day after it starts (a table, a show).
+                    let start = payload.reservation.startTime?.instant ?? record.createdAt
+                    let end = payload.reservation.endTime?.instant ?? start.addingTimeInterval(86_400)
+                    if end >= now { upcoming.append((start, entry)) } else { past.append((start, entry)) }
+                }
+                content.upcoming = upcoming.sorted { $0.0 < $1.0 }.map(\.1)
+                content.past = past.sorted { $0.0 > $1.0 }.map(\.1)
+                let host = request.head.authority ?? "127.0.0.1"
+                let path = "/calendars/\(owner.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(.init(charactersIn: "@/"))) ?? owner).ics?token=YOUR-OWNER-TOKEN"
+                content.calendarURL = (services.configuration.tls == nil ? "http://" : "https://") + host + path
+                content.webcalURL = "webcal://" + host + path
+            }
+            return frame.page("owner", "Reservations", session, current: "/console/owner", content)
+        }
+    }
+}
