@@ -229,7 +229,7 @@ struct ConsoleRouteTests {
             #expect(policy.contains("style-src 'self'") && policy.contains("frame-ancestors 'none'"))
             #expect(!policy.contains("unsafe-inline") && !policy.contains("unsafe-eval"))
             #expect(response.headers[.xContentTypeOptions] == "nosniff")
-            #expect(response.headers[HTTPField.Name("Referrer-Policy")!] == "no-referrer")
+            #expect(response.headers[HTTPField.Name("Referrer-Policy")!] == "same-origin")
             #expect(response.headers[.cacheControl] == "no-store")
             // No inline script or style anywhere in the page.
             #expect(!response.text.contains("<script>") && !response.text.contains("<style") && !response.text.contains(" style="))

@@ -36,7 +36,7 @@ struct ConsoleError: Error, Sendable {
 ///
 /// - Every response: a Content-Security-Policy that allows only the console's own stylesheet and script (no inline
 ///   script or style, no frames, no plugins, forms posting only to the console), `X-Content-Type-Options: nosniff`,
-///   `Referrer-Policy: no-referrer`, `Cache-Control: no-store`.
+///   `Referrer-Policy: same-origin` (not no-referrer: with it, browsers send `Origin: null` on the console's own form posts), `Cache-Control: no-store`.
 /// - The session cookie: `__Host-` (Secure, Path=/, no Domain), HttpOnly, SameSite=Strict.
 /// - Every form post: the Origin (or Sec-Fetch-Site) must be the console's own, and the form must carry the
 ///   session's form token (the sign-in form, before a session exists, a token matching its own cookie).
@@ -52,7 +52,7 @@ enum ConsoleSecurity {
     static func secure(_ response: inout Response) {
         response.headers[.contentSecurityPolicy] = contentSecurityPolicy
         response.headers[.xContentTypeOptions] = "nosniff"
-        response.headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
+        response.headers[HTTPField.Name("Referrer-Policy")!] = "same-origin"
         response.headers[HTTPField.Name("X-Frame-Options")!] = "DENY"
         response.headers[HTTPField.Name("Cross-Origin-Opener-Policy")!] = "same-origin"
         if response.headers[.cacheControl] == nil { response.headers[.cacheControl] = "no-store" }
