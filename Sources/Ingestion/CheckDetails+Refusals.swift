@@ -26,7 +26,7 @@ extension CheckDetails {
                 case "admission.signature-not-aligned":
                     (signature, "sign with d= \(from) or a domain under the same organizational domain")
                 case "admission.dkim-failed":
-                    (signature, own?.reason ?? "fix the signature so that it verifies")
+                    (signature, "no signature from \(from)'s organization verified; the DKIM code says why")
                 case "admission.body-length-partial", "admission.markup-in-unsigned-tail":
                     (signature, "sign the whole body: drop l= from the signature")
                 case "admission.recipient-not-signed":

@@ -75,8 +75,10 @@ struct ConsoleBrowserTests {
                 String(decoding: valid, as: UTF8.self).replacingOccurrences(
                     of: "Trip RXJ34P, two passengers", with: "Trip RXJ34P, three passengers"
                 ).utf8)
-            // The log's history: one admitted, one rejected decision.
-            for message in [valid, broken] {
+            // The log's history: admitted, rejected for a changed body, rejected unsigned, admitted again (unchanged).
+            let unsigned = [UInt8](
+                try Data(contentsOf: Integration.packageRoot.appendingPathComponent("examples/unsigned/flight-two-passengers.eml")))
+            for message in [valid, broken, unsigned, broken, valid] {
                 let reply = try await server.curl("POST", "/v1/messages", token: sender, body: message, contentType: "message/rfc822")
                 try #require(reply.status == 200, "\(reply.text)")
             }
@@ -104,9 +106,9 @@ struct ConsoleBrowserTests {
                 let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
                 #expect(size > 10_000, "no screenshot \(name).png")
             }
-            // Nothing the tester checked was stored: the two submissions and the live one only.
+            // Nothing the tester checked was logged: the five submissions and the live one only.
             let log = try await server.curl("GET", "/v1/log", token: Self.adminToken)
-            #expect(log.text.components(separatedBy: #""contentHash""#).count - 1 == 3, "\(log.text)")
+            #expect(log.text.components(separatedBy: #""contentHash""#).count - 1 == 6, "\(log.text)")
         }
     }
 }

@@ -8,7 +8,10 @@ CONFIG names the server (`base`), the tokens (`sender`, `owner`), the emails to 
 paths), a message to submit while the log is open (`live`: a path), and where screenshots go (`screenshots`). Prints
 one line per check passed; exits 1 with the failed check (and a screenshot of the page) on the first failure.
 
-Run by ConsoleBrowserTests (GatewayIntegrationTests), which starts the server and writes the config.
+Run by ConsoleBrowserTests (GatewayIntegrationTests), which starts the server and writes the config. With
+CONSOLE_DOCS_DIR set, it also writes the README's screenshots there (docs/console-tester.png, docs/console-log.png):
+
+    CONSOLE_DOCS_DIR=$PWD/docs swift test --skip-build --filter ConsoleBrowserTests
 """
 
 import json
@@ -65,6 +68,18 @@ def shoot(name):
     driver.save_screenshot(path)
     driver.set_window_size(width, height)
     return path
+
+
+def document(name, width, height):
+    """A screenshot of the page's top for the README (only with CONSOLE_DOCS_DIR)."""
+    directory = os.environ.get("CONSOLE_DOCS_DIR")
+    if not directory:
+        return
+    size = driver.get_window_size()
+    driver.set_window_size(width, height)
+    driver.execute_script("window.scrollTo(0, 0)")
+    driver.save_screenshot(os.path.join(directory, name + ".png"))
+    driver.set_window_size(size["width"], size["height"])
 
 
 def text():
@@ -166,6 +181,7 @@ try:
     check(any(row.text.startswith("allow-unverified-sources admitted") for row in flags),
           "what allow-unverified-sources would change is shown")
     shoot("tester-broken")
+    document("console-tester", 1000, 1250)
 
     # --- Hostile markup stays text ------------------------------------------------------------------------------
     step = "test hostile markup"
@@ -215,6 +231,7 @@ try:
     check("verdict=rejected" in driver.current_url, "the filter is in the address (shareable)")
     verdicts = [element.text for element in driver.find_elements(By.CSS_SELECTOR, "#log-rows tr td:nth-child(5)")]
     check(len(verdicts) >= 1 and all(verdict == "rejected" for verdict in verdicts), "filtered by verdict: only rejected rows")
+    document("console-log", 1000, 900)
     driver.find_element(By.ID, "code").send_keys("dkim.body-hash-mismatch")
     submit("form.filters button[type=submit]")
     codes = [element.text for element in driver.find_elements(By.CSS_SELECTOR, "#log-rows tr td.codes")]
