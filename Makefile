@@ -4,14 +4,18 @@ SWIFT ?= swift
 # Debian packages the build, the tests and the benchmarks need (checked one by one, installed only if missing).
 # chromium, chromium-driver and python3-selenium: the console's browser tests (ConsoleBrowserTests).
 DEB_PACKAGES := pkg-config libssl-dev openssl libxml2-dev libsqlite3-dev libseccomp-dev libidn2-dev publicsuffix dnsmasq-base \
-	python3 python3-dkim python3-extruct python3-icalendar nginx-light libopendkim-dev python3-venv swaks curl \
+	python3 python3-dkim python3-extruct python3-icalendar nginx-light libopendkim-dev python3-venv swaks curl postgresql \
 	chromium chromium-driver python3-selenium
 GATEWAY := .build/debug/gateway
 
 .PHONY: deps python-tools build test run bench certs fuzz clean
 
 # Installs what is missing; a policy-rc.d keeps Debian from starting the services it installs
-# (nginx): the tests start and stop their own servers.
+# (nginx, postgresql): the tests start and stop their own servers. Before postgresql is installed,
+# `create_main_cluster = false` keeps it from making a system cluster (the tests initdb their own, as
+# an unprivileged user); the file is kept when postgresql-common arrives (--force-confold). apt waits
+# up to five minutes for a lock another apt-get holds instead of failing.
+APT_OPTIONS := -o DPkg::Lock::Timeout=300 -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold
 deps:
 	@missing=""; for p in $(DEB_PACKAGES); do \
 		dpkg-query -W -f='$${db:Status-Status}' $$p 2>/dev/null | grep -qx installed || missing="$$missing $$p"; \
@@ -19,8 +23,14 @@ deps:
 	if [ -n "$$missing" ]; then \
 		echo "installing:$$missing"; \
 		SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+		if echo " $$missing " | grep -q " postgresql "; then \
+			conf=/etc/postgresql-common/createcluster.conf; $$SUDO mkdir -p /etc/postgresql-common; \
+			if grep -qs '^[[:space:]]*create_main_cluster' $$conf; then \
+				$$SUDO sed -i 's/^[[:space:]]*create_main_cluster.*/create_main_cluster = false/' $$conf; \
+			else echo 'create_main_cluster = false' | $$SUDO tee -a $$conf >/dev/null; fi; \
+		fi; \
 		printf '#!/bin/sh\nexit 101\n' | $$SUDO tee /usr/sbin/policy-rc.d >/dev/null && $$SUDO chmod +x /usr/sbin/policy-rc.d; \
-		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; \
+		$$SUDO apt-get $(APT_OPTIONS) update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get $(APT_OPTIONS) install -y -qq --no-install-recommends $$missing; \
 		status=$$?; $$SUDO rm -f /usr/sbin/policy-rc.d; [ $$status = 0 ] || exit $$status; \
 	fi
 

@@ -28,6 +28,9 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // SHA-256 for the store's content digest (`gateway store copy`); postgres-nio brings it already.
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
         // The console's server-rendered pages (templates as resources).
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
     ],
@@ -51,9 +54,36 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // The store's protocols, records, lifecycle rules, limits and location: no database library.
         .target(
             name: "Store",
-            dependencies: ["Reservations", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["Reservations", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strictSettings
+        ),
+        // The backends, each its own target: they execute the lifecycle's plans.
+        .target(
+            name: "SQLiteStore",
+            dependencies: ["Store", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "PostgresStore",
+            dependencies: [
+                "Store",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // A store in memory, executing the same plans, for unit tests of the other targets.
+        .target(name: "InMemoryStore", dependencies: ["Store"], swiftSettings: strictSettings),
+        // Opens the backend a store location names (`--store`, `store:`, GATEWAY_STORE).
+        .target(
+            name: "StoreBackends",
+            dependencies: ["Store", "SQLiteStore", "PostgresStore", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSettings
         ),
         .target(
@@ -129,8 +159,8 @@ let package = Package(
         .executableTarget(
             name: "gateway",
             dependencies: [
-                "MailMessage", "DNS", "DKIM", "Markup", "Reservations", "Store", "Admission", "Ingestion", "Sandbox", "ICalendar", "WebFetch",
-                "GatewayServer",
+                "MailMessage", "DNS", "DKIM", "Markup", "Reservations", "Store", "StoreBackends", "Admission", "Ingestion", "Sandbox",
+                "ICalendar", "WebFetch", "GatewayServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -143,6 +173,8 @@ let package = Package(
             name: "gateway-bench",
             dependencies: [
                 "DKIM", "DNS", "MailMessage", "Markup", "Reservations", "Admission", "Ingestion", "Sandbox", "Store",
+                "SQLiteStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // The serve suite's load clients (HTTP/1.1 and LMTP on SwiftNIO).
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -183,11 +215,17 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(name: "ICalendarTests", dependencies: ["ICalendar", "Reservations", "Store"], swiftSettings: strictSettings),
-        .testTarget(name: "AdmissionTests", dependencies: ["Admission", "TestSupport"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "AdmissionTests", dependencies: ["Admission", "Store", "InMemoryStore", "TestSupport"],
+            swiftSettings: strictSettings),
+        // One conformance suite over every backend (SQLite, a real PostgreSQL, in memory), plus what is only one
+        // backend's (GRDB directly, to craft foreign and older SQLite databases).
         .testTarget(
             name: "StoreTests",
-            // GRDB directly, to craft foreign and newer databases the store must refuse.
-            dependencies: ["Store", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "Store", "SQLiteStore", "PostgresStore", "InMemoryStore", "TestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -213,7 +251,8 @@ let package = Package(
         .testTarget(
             name: "GatewayServerTests",
             dependencies: [
-                "GatewayServer", "Admission", "DKIM", "DNS", "Ingestion", "MailMessage", "Sandbox", "Store", "TestSupport",
+                "GatewayServer", "Admission", "DKIM", "DNS", "Ingestion", "MailMessage", "Sandbox", "Store", "SQLiteStore", "InMemoryStore",
+                "TestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Yams", package: "Yams"),

@@ -3,6 +3,7 @@ import Glibc
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import SQLiteStore
 import Store
 
 /// The console's pages (issue 20: under 50 ms p99 with 10,000 decision log entries): the release `gateway serve` on a
@@ -14,21 +15,18 @@ import Store
 ///
 ///   gateway-bench console [--console-entries N (10000)] [--console-requests N (300)]
 struct ConsoleBenchmark {
-    var entries = Int(ServeBenchmark.option("--console-entries") ?? 10_000)
-    var requests = Int(ServeBenchmark.option("--console-requests") ?? 300)
+    var entries: Int
+    var requests: Int
     static let target = 0.050
 
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
-    }
+    typealias Failure = BenchFailure
 
     func run() async throws {
         report("== Console pages (release gateway serve; one request at a time, each on a new connection) ==")
         let directoryOfBench = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
         let gateway = directoryOfBench.appendingPathComponent("gateway").path
         guard FileManager.default.isExecutableFile(atPath: gateway) else {
-            report("console: no \(gateway); run swift build -c release --product gateway --product gateway-worker")
-            exit(1)
+            throw Failure("no \(gateway); run swift build -c release --product gateway --product gateway-worker")
         }
         let (messages, zone) = try IngestBenchmark.reportedCorpus(count: 30, detail: ", bookings for the owner page")
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gateway-bench-console-\(getpid())")
@@ -68,6 +66,7 @@ struct ConsoleBenchmark {
         let store = try SQLiteStore(path: storePath)
         let codes = ["dkim.body-hash-mismatch", "registry.domain-not-registered", "markup.missing-property", "admission.unsigned"]
         let start = Date().addingTimeInterval(-14 * 86_400)
+        let owner = OwnerAddress("eva@guest.example.net")!
         var random = SplitMix64(seed: 20_261_121)
         let batch = 64
         var index = 0
@@ -83,18 +82,18 @@ struct ConsoleBenchmark {
                     let channel = IngestionChannel.allCases[number % IngestionChannel.allCases.count]
                     let entry = DecisionLogEntry(
                         time: start.addingTimeInterval(Double(number) * 14 * 86_400 / Double(count)), channel: channel,
-                        sourceDomain: domain, source: "<B\(number)@\(domain)>", owner: "eva@guest.example.net",
+                        sourceDomain: domain, source: "<B\(number)@\(domain)>", owners: [owner],
                         contentHash: String(format: "%064x", number), verdict: verdict,
                         codes: verdict == .rejected ? [code] : [],
                         reservations: verdict == .partial
-                            ? [ReservationOutcomeRecord(itemReference: "B\(number)-2", outcome: nil, codes: [code])] : [])
+                            ? [ReservationOutcomeRecord(itemReference: "B\(number)-2", owner: owner, outcome: nil, codes: [code])] : [])
                     group.addTask { _ = try await store.ingest([], decision: entry) }
                 }
                 try await group.waitForAll()
             }
             index = upper
         }
-        try store.close()
+        try await store.close()
     }
 
     /// Signs in as a browser does. - Returns: the session cookie (`name=value`).
@@ -103,7 +102,7 @@ struct ConsoleBenchmark {
         guard let nonceCookie = form.values("Set-Cookie").first?.split(separator: ";").first.map(String.init),
             let range = form.text.range(of: #"name="form-token" value=""#),
             let end = form.text[range.upperBound...].firstIndex(of: "\"")
-        else { throw Failure(description: "GET /console/sign-in gave no sign-in form (\(form.status))") }
+        else { throw Failure("GET /console/sign-in gave no sign-in form (\(form.status))") }
         let nonce = String(form.text[range.upperBound..<end])
         let body = "form-token=\(nonce)&token=\(token)"
         let signedIn = try await client.request(
@@ -112,7 +111,7 @@ struct ConsoleBenchmark {
             contentType: "application/x-www-form-urlencoded")
         guard signedIn.status == 303,
             let session = signedIn.values("Set-Cookie").first(where: { $0.hasPrefix("__Host-gateway-session=") })
-        else { throw Failure(description: "POST /console/sign-in answered \(signedIn.status), no session") }
+        else { throw Failure("POST /console/sign-in answered \(signedIn.status), no session") }
         return String(session.split(separator: ";")[0])
     }
 
@@ -122,15 +121,15 @@ struct ConsoleBenchmark {
         guard registered.status == 201,
             let object = try JSONSerialization.jsonObject(with: Data(registered.body)) as? [String: Any],
             let sender = (object["senderToken"] as? [String: Any])?["secret"] as? String
-        else { throw Failure(description: "POST /v1/domains answered \(registered.status)") }
+        else { throw Failure("POST /v1/domains answered \(registered.status)") }
         for message in messages {
             let submitted = try await client.request(.POST, "/v1/messages", token: sender, raw: message, contentType: "message/rfc822")
-            guard submitted.status == 200 else { throw Failure(description: "POST /v1/messages answered \(submitted.status)") }
+            guard submitted.status == 200 else { throw Failure("POST /v1/messages answered \(submitted.status)") }
         }
         let issued = try await client.request(
             .POST, "/v1/tokens", token: admin, json: ["role": "owner", "subject": "eva@guest.example.net"])
         guard let owner = (try JSONSerialization.jsonObject(with: Data(issued.body)) as? [String: Any])?["secret"] as? String
-        else { throw Failure(description: "POST /v1/tokens answered \(issued.status)") }
+        else { throw Failure("POST /v1/tokens answered \(issued.status)") }
 
         let senderCookie = try await Self.signIn(client, token: sender)
         let ownerCookie = try await Self.signIn(client, token: owner)
@@ -165,7 +164,7 @@ struct ConsoleBenchmark {
                 let started = clock.now
                 let response = try await client.request(.GET, path, fields: fields)
                 let elapsed = clock.now - started
-                guard response.status == 200 else { throw Failure(description: "GET \(path) answered \(response.status)") }
+                guard response.status == 200 else { throw Failure("GET \(path) answered \(response.status)") }
                 latencies.append(elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
             }
             let measured = Latencies(latencies)

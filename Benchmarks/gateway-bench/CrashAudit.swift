@@ -1,4 +1,5 @@
 import Foundation
+import SQLiteStore
 import Store
 
 /// After a `kill -9` and a restart that emptied the spool: is every message the server acknowledged (HTTP 200/202
@@ -39,7 +40,7 @@ struct CrashAudit {
 
     func run(storePath: String) async throws -> Findings {
         let store = try SQLiteStore(path: storePath)
-        defer { try? store.close() }
+        defer { try? store.closeNow() }
         var findings = Findings()
 
         // Every record, by the message it came from.

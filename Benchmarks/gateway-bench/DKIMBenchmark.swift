@@ -69,10 +69,7 @@ struct DKIMBenchmark {
             bestCPU = min(bestCPU, (CPUTime.now() - cpu).process)
             bestWall = min(bestWall, (clock.now - start).seconds)
         }
-        guard failures == 0 else {
-            report("ERROR: \(failures) verifications did not pass")
-            exit(1)
-        }
+        guard failures == 0 else { throw BenchFailure("\(failures) verifications did not pass") }
         let rate = Double(messageCount) / bestCPU
         var load = [0.0, 0, 0]
         getloadavg(&load, 3)

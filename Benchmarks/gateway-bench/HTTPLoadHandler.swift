@@ -20,6 +20,8 @@ final class HTTPLoadHandler: ChannelInboundHandler {
     private let host: String
     private let deadline: NIODeadline
     private let promise: EventLoopPromise<ClientRecord>
+    /// The crash phase's kill switch, told of every submission sent and answered.
+    private let trigger: CrashTrigger?
     private var record = ClientRecord()
     /// The message whose answer is awaited (-1 for `/healthz`); nil between requests.
     private var current: Int?
@@ -28,11 +30,15 @@ final class HTTPLoadHandler: ChannelInboundHandler {
     private var keepAlive = true
     private var body = ByteBuffer()
 
-    init(work: Work, host: String, deadline: NIODeadline, promise: EventLoopPromise<ClientRecord>) {
+    init(
+        work: Work, host: String, deadline: NIODeadline, promise: EventLoopPromise<ClientRecord>,
+        trigger: CrashTrigger? = nil
+    ) {
         self.work = work
         self.host = host
         self.deadline = deadline
         self.promise = promise
+        self.trigger = trigger
     }
 
     func channelActive(context: ChannelHandlerContext) {
@@ -107,6 +113,7 @@ final class HTTPLoadHandler: ChannelInboundHandler {
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         if let payload { context.write(wrapOutboundOut(.body(.byteBuffer(payload))), promise: nil) }
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        if payload != nil { trigger?.sent() }
     }
 
     private func finish() {
@@ -131,6 +138,7 @@ final class HTTPLoadHandler: ChannelInboundHandler {
         }
         record.sent.append(.init(index: index, outcome: outcome))
         if outcome.isAcknowledged { record.latencies.append(latency) }
+        trigger?.answered(acknowledged: outcome.isAcknowledged)
     }
 
     private struct Report: Decodable {

@@ -8,6 +8,7 @@ import MailMessage
 import Markup
 import Reservations
 import Sandbox
+import SQLiteStore
 import Store
 import Synchronization
 
@@ -18,28 +19,22 @@ import Synchronization
 struct IngestBenchmark {
     var messageCount: Int
     /// Emails in flight at once (`--in-flight N`): enough that a worker never waits for the next document.
-    var concurrency = Self.option("--in-flight") ?? 16
+    var concurrency = 16
     /// Sandbox workers (`--workers N`); the gateway's default (two per core) when not given.
-    var workerCount = Self.option("--workers")
-
-    static func option(_ name: String) -> Int? {
-        let arguments = CommandLine.arguments
-        guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }
-        return Int(arguments[index + 1])
-    }
+    var workerCount: Int?
 
     func run() async throws {
         report("== Ingest end to end (DKIM, sandboxed extraction, resolve, admit, SQLite store) ==")
         let workerPath = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
             .appendingPathComponent("gateway-worker").path
         guard FileManager.default.isExecutableFile(atPath: workerPath) else {
-            report("ingest: no gateway-worker next to the bench; run swift build -c release --product gateway-worker")
-            exit(1)
+            throw BenchFailure("ingest: no gateway-worker next to the bench; run swift build -c release --product gateway-worker")
         }
         let (corpus, zone) = try Self.reportedCorpus(count: messageCount)
 
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gateway-bench-\(getpid())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        ChildProcesses.removeOnSignal(directory.path)
         defer { try? FileManager.default.removeItem(at: directory) }
 
         var policy = Policy()
@@ -103,13 +98,13 @@ struct IngestBenchmark {
                     perEmail(cpu.process + workerCPU), perEmail(cpu.process), perEmail(workerCPU), cores,
                     cores / ((cpu.process + workerCPU) / Double(corpus.count))))
             guard admitted == corpus.count else {
-                report("ERROR: \(corpus.count - admitted) emails were not admitted")
-                exit(1)
+                await pool.shutdown()
+                throw BenchFailure("\(corpus.count - admitted) emails were not admitted")
             }
             try await breakdown(
                 corpus, ingestor: ingestor, extractor: extractor.base, resolver: resolver, graphs: extractor.sample)
             await pool.shutdown()
-            try store.base.close()
+            try store.base.closeNow()
         }
     }
 
@@ -184,7 +179,7 @@ struct IngestBenchmark {
     }
 
     /// Ingests every email with at most `concurrency` in flight; returns the verdicts counted.
-    private static func ingestAll(_ corpus: [[UInt8]], with ingestor: Ingestor, concurrency: Int) async throws
+    static func ingestAll(_ corpus: [[UInt8]], with ingestor: Ingestor, concurrency: Int) async throws
         -> [DecisionLogEntry.Verdict: Int]
     {
         try await withThrowingTaskGroup(of: DecisionLogEntry.Verdict.self) { group in
@@ -219,7 +214,8 @@ struct IngestBenchmark {
     }
 
     /// Signed confirmation emails (70% rsa-2048 relaxed/relaxed, 20% ed25519, 10% rsa-1024 simple/simple),
-    /// each a distinct flight reservation for a signed recipient, and the zone with their keys.
+    /// each a distinct flight reservation for a signed recipient, and the zone with their keys. Made on every core
+    /// (message `i` from its own seed, so the corpus is the same however it is split).
     static func corpus(count: Int) throws -> ([[UInt8]], String) {
         let profiles: [(String, PrivateKey, DKIMSignature.Canonicalization)] = [
             ("rsa2048", try PrivateKey.generate(type: .rsa, bits: 2048), .relaxed),
@@ -232,19 +228,30 @@ struct IngestBenchmark {
             zone +=
                 "\(selector)._domainkey.bench.example. 3600 IN TXT \"v=DKIM1; k=\(key.type == .rsa ? "rsa" : "ed25519"); p=\(data)\"\n"
         }
-        var generator = SplitMix64(seed: 20_261_204)
-        var corpus: [[UInt8]] = []
-        corpus.reserveCapacity(count)
-        for index in 0..<count {
-            let roll = generator.next() % 10
-            let (selector, key, canonicalization) = roll < 7 ? profiles[0] : roll < 9 ? profiles[1] : profiles[2]
-            let size = 5_000 + Int(generator.next() % 45_001)
-            let message = try RawMessage(bytes: CorpusGenerator.email(index: index, htmlBytes: size, using: &generator))
+        let signers = profiles.map { selector, key, canonicalization in
             var configuration = DKIMSigner.Configuration(signingDomain: "bench.example", selector: selector)
             configuration.headerCanonicalization = canonicalization
             configuration.bodyCanonicalization = canonicalization
-            corpus.append(try DKIMSigner(key: key, configuration: configuration).sign(message))
+            return DKIMSigner(key: key, configuration: configuration)
         }
+        let slices = max(1, min(count, 4 * ProcessInfo.processInfo.activeProcessorCount))
+        let results = Mutex<[Int: Result<[[UInt8]], any Error>]>([:])
+        DispatchQueue.concurrentPerform(iterations: slices) { slice in
+            let range = (count * slice / slices)..<(count * (slice + 1) / slices)
+            let made = Result { () throws -> [[UInt8]] in
+                try range.map { index in
+                    var generator = SplitMix64(seed: 20_261_204 &+ UInt64(index) &* 0x9E37_79B9)
+                    let roll = generator.next() % 10
+                    let signer = roll < 7 ? signers[0] : roll < 9 ? signers[1] : signers[2]
+                    let size = 5_000 + Int(generator.next() % 45_001)
+                    return try signer.sign(RawMessage(bytes: CorpusGenerator.email(index: index, htmlBytes: size, using: &generator)))
+                }
+            }
+            results.withLock { $0[slice] = made }
+        }
+        var corpus: [[UInt8]] = []
+        corpus.reserveCapacity(count)
+        for slice in 0..<slices { corpus += try results.withLock { $0[slice]! }.get() }
         return (corpus, zone)
     }
 }
@@ -315,7 +322,7 @@ private struct TimedStore: GatewayStore {
     func reservation(id: Int64) async throws -> StoredReservation? {
         try await stopwatch.time { try await base.reservation(id: id) }
     }
-    func lookup(containerReference: String, itemReferences: [String], owner: String, sourceDomain: String?) async throws
+    func lookup(containerReference: String, itemReferences: [String], owner: OwnerAddress, sourceDomain: String?) async throws
         -> [StoredReservation]
     {
         try await stopwatch.time {
@@ -324,7 +331,7 @@ private struct TimedStore: GatewayStore {
                 sourceDomain: sourceDomain)
         }
     }
-    func list(owner: String) async throws -> [StoredReservation] {
+    func list(owner: OwnerAddress) async throws -> [StoredReservation] {
         try await stopwatch.time { try await base.list(owner: owner) }
     }
     func listAll(limit: Int) async throws -> [StoredReservation] {
@@ -365,7 +372,7 @@ private struct TimedStore: GatewayStore {
     func flagChanges(name: String?, limit: Int) async throws -> [FlagChange] {
         try await stopwatch.time { try await base.flagChanges(name: name, limit: limit) }
     }
-    func spool(_ message: Data, channel: IngestionChannel, owner: String, reasonCode: String, nextAttemptAt: Date)
+    func spool(_ message: Data, channel: IngestionChannel, owner: OwnerAddress?, reasonCode: String, nextAttemptAt: Date)
         async throws -> SpooledMessage
     {
         try await stopwatch.time {
@@ -404,6 +411,13 @@ private struct TimedStore: GatewayStore {
     func token(id: Int64) async throws -> AccessToken? { try await base.token(id: id) }
     func tokens(role: AccessToken.Role?) async throws -> [AccessToken] { try await base.tokens(role: role) }
     func revokeToken(id: Int64) async throws -> Bool { try await base.revokeToken(id: id) }
+    func acquireLease(_ name: String, holder: String, for duration: TimeInterval, ifLastStartedBefore: Date?)
+        async throws -> Bool
+    {
+        try await base.acquireLease(name, holder: holder, for: duration, ifLastStartedBefore: ifLastStartedBefore)
+    }
+    func releaseLease(_ name: String, holder: String) async throws { try await base.releaseLease(name, holder: holder) }
+    func leases() async throws -> [JobLease] { try await base.leases() }
 }
 
 /// CPU time of this process and of its reaped children (the sandbox workers), from getrusage(2).

@@ -20,6 +20,8 @@ final class LMTPLoadHandler: ChannelInboundHandler {
     private let corpus: LoadCorpus
     private let deadline: NIODeadline
     private let promise: EventLoopPromise<ClientRecord>
+    /// The crash phase's kill switch, told of every message sent and answered.
+    private let trigger: CrashTrigger?
     private var record = ClientRecord()
     private var state = State.greeting
     private var input = ByteBuffer()
@@ -32,10 +34,11 @@ final class LMTPLoadHandler: ChannelInboundHandler {
     /// The server kept a transaction open after a refused DATA: the next envelope starts with RSET.
     private var needsReset = false
 
-    init(corpus: LoadCorpus, deadline: NIODeadline, promise: EventLoopPromise<ClientRecord>) {
+    init(corpus: LoadCorpus, deadline: NIODeadline, promise: EventLoopPromise<ClientRecord>, trigger: CrashTrigger? = nil) {
         self.corpus = corpus
         self.deadline = deadline
         self.promise = promise
+        self.trigger = trigger
     }
 
     func channelActive(context: ChannelHandlerContext) {
@@ -111,6 +114,7 @@ final class LMTPLoadHandler: ChannelInboundHandler {
                 state = .data
                 context.write(wrapOutboundOut(corpus.lmtpData(index)), promise: nil)
                 context.writeAndFlush(wrapOutboundOut(LoadCorpus.dataTerminator), promise: nil)
+                trigger?.sent()
                 return
             }
             // Not accepted: nothing was spooled. A transaction the server opened is reset with the next envelope.
@@ -135,6 +139,7 @@ final class LMTPLoadHandler: ChannelInboundHandler {
             }
             record.sent.append(.init(index: index, outcome: outcome))
             if outcome.isAcknowledged { record.latencies.append((NIODeadline.now() - sentAt).nanoseconds) }
+            trigger?.answered(acknowledged: outcome.isAcknowledged)
             current = nil
             startTransaction(context: context)
         case .quitting:

@@ -1,3 +1,4 @@
+import Glibc
 import NIOCore
 import Synchronization
 
@@ -18,21 +19,24 @@ final class LoadCorpus: Sendable {
     /// The line that ends DATA (RFC 5321 §4.1.1.4), after a message that ends with CRLF.
     static let dataTerminator = ByteBuffer(string: ".\r\n")
 
-    init(_ corpus: [[UInt8]]) {
-        var messages: [ByteBuffer] = []
-        var stuffed: [ByteBuffer?] = []
-        messages.reserveCapacity(corpus.count)
-        stuffed.reserveCapacity(corpus.count)
-        for var message in corpus {
-            if message.count < 2 || message[message.count - 2] != 13 || message[message.count - 1] != 10 {
-                message += [13, 10]
-            }
-            messages.append(ByteBuffer(bytes: message))
-            stuffed.append(Self.dotStuffed(message).map { ByteBuffer(bytes: $0) })
-        }
-        self.messages = messages
-        self.stuffed = stuffed
+    convenience init(_ corpus: [[UInt8]]) {
+        self.init(corpus.map(Self.prepared))
+    }
+
+    /// A corpus of messages already prepared with ``prepared(_:)``: a message sent several times is stored once.
+    init(_ prepared: [(message: ByteBuffer, stuffed: ByteBuffer?)]) {
+        messages = prepared.map(\.message)
+        stuffed = prepared.map(\.stuffed)
         limit = Atomic(messages.count)
+    }
+
+    /// A message as an HTTP body (ending with CRLF) and, when a line starts with ".", its dot-stuffed LMTP form.
+    static func prepared(_ bytes: [UInt8]) -> (message: ByteBuffer, stuffed: ByteBuffer?) {
+        var message = bytes
+        if message.count < 2 || message[message.count - 2] != 13 || message[message.count - 1] != 10 {
+            message += [13, 10]
+        }
+        return (ByteBuffer(bytes: message), dotStuffed(message).map { ByteBuffer(bytes: $0) })
     }
 
     /// The index of the next message nobody has sent, or nil once all those available have been taken.
@@ -54,6 +58,9 @@ final class LoadCorpus: Sendable {
     /// How many messages have been handed out so far.
     var taken: Int { min(cursor.load(ordering: .relaxed), messages.count) }
 
+    /// How many may be handed out in all now (``makeAvailable(upTo:)``).
+    var available: Int { limit.load(ordering: .relaxed) }
+
     /// Message `index` as LMTP DATA content, without the terminating line.
     func lmtpData(_ index: Int) -> ByteBuffer { stuffed[index] ?? messages[index] }
 
@@ -64,9 +71,15 @@ final class LoadCorpus: Sendable {
     private static func dotStuffed(_ message: [UInt8]) -> [UInt8]? {
         var needs = message.first == 0x2E
         if !needs {
-            for index in 1..<message.count where message[index] == 0x2E && message[index - 1] == 10 {
-                needs = true
-                break
+            needs = message.withUnsafeBufferPointer { buffer in
+                guard let base = buffer.baseAddress else { return false }
+                var index = 0
+                while index < buffer.count, let found = memchr(base + index, 10, buffer.count - index) {
+                    let lineFeed = UnsafeRawPointer(base).distance(to: UnsafeRawPointer(found))
+                    if lineFeed + 1 < buffer.count && buffer[lineFeed + 1] == 0x2E { return true }
+                    index = lineFeed + 1
+                }
+                return false
             }
         }
         guard needs else { return nil }

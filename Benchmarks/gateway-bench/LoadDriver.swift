@@ -21,7 +21,7 @@ struct LoadDriver: Sendable {
 
     func run(
         corpus: LoadCorpus?, token: String, httpConnections: Int, lmtpSessions: Int, duration: Duration,
-        reconnect: Bool = true
+        reconnect: Bool = true, trigger: CrashTrigger? = nil
     ) async -> Outcome {
         let clock = ContinuousClock()
         let start = clock.now
@@ -30,12 +30,18 @@ struct LoadDriver: Sendable {
         await withTaskGroup(of: (Bool, ClientRecord).self) { group in
             for _ in 0..<httpConnections {
                 let work: HTTPLoadHandler.Work = corpus.map { .submissions($0, token: token) } ?? .healthz
-                group.addTask { (true, await slot(deadline: deadline, reconnect: reconnect) { try await http(work, deadline: deadline) }) }
+                group.addTask {
+                    (true, await slot(deadline: deadline, reconnect: reconnect) {
+                        try await http(work, deadline: deadline, trigger: trigger)
+                    })
+                }
             }
             if let corpus {
                 for _ in 0..<lmtpSessions {
                     group.addTask {
-                        (false, await slot(deadline: deadline, reconnect: reconnect) { try await lmtp(corpus, deadline: deadline) })
+                        (false, await slot(deadline: deadline, reconnect: reconnect) {
+                            try await lmtp(corpus, deadline: deadline, trigger: trigger)
+                        })
                     }
                 }
             }
@@ -66,7 +72,9 @@ struct LoadDriver: Sendable {
         return total
     }
 
-    private func http(_ work: HTTPLoadHandler.Work, deadline: NIODeadline) async throws -> EventLoopFuture<ClientRecord> {
+    private func http(
+        _ work: HTTPLoadHandler.Work, deadline: NIODeadline, trigger: CrashTrigger?
+    ) async throws -> EventLoopFuture<ClientRecord> {
         let promise = group.next().makePromise(of: ClientRecord.self)
         let hostHeader = "\(host):\(httpPort)"
         let bootstrap = ClientBootstrap(group: group)
@@ -75,7 +83,7 @@ struct LoadDriver: Sendable {
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHTTPClientHandlers()
                     try channel.pipeline.syncOperations.addHandler(
-                        HTTPLoadHandler(work: work, host: hostHeader, deadline: deadline, promise: promise))
+                        HTTPLoadHandler(work: work, host: hostHeader, deadline: deadline, promise: promise, trigger: trigger))
                 }
             }
         do {
@@ -86,14 +94,16 @@ struct LoadDriver: Sendable {
         return promise.futureResult
     }
 
-    private func lmtp(_ corpus: LoadCorpus, deadline: NIODeadline) async throws -> EventLoopFuture<ClientRecord> {
+    private func lmtp(
+        _ corpus: LoadCorpus, deadline: NIODeadline, trigger: CrashTrigger?
+    ) async throws -> EventLoopFuture<ClientRecord> {
         let promise = group.next().makePromise(of: ClientRecord.self)
         let bootstrap = ClientBootstrap(group: group)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(
-                        LMTPLoadHandler(corpus: corpus, deadline: deadline, promise: promise))
+                        LMTPLoadHandler(corpus: corpus, deadline: deadline, promise: promise, trigger: trigger))
                 }
             }
         do {

@@ -3,47 +3,39 @@ import Glibc
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import SQLiteStore
 import Store
 
 /// `gateway serve` under load from this second process over loopback: the release server on a temp store, the
 /// corpus' domain registered through the API, then many concurrent submissions — keep-alive HTTP/1.1 connections
 /// (`POST /v1/messages`) and LMTP sessions sending transaction after transaction — each message unique (its own
 /// reservation number), for a bounded time. Reports emails/s per channel, p50/p99/max latency, 429/452 counts, the
-/// server's peak memory and CPU, against a bare `/healthz` rate measured in the same run. Then `kill -9` under load,
-/// restart on the same store, and audit: every acknowledged message stored exactly once (or still spooled).
+/// server's peak memory and CPU, against a bare `/healthz` rate measured in the same run.
 ///
-///   gateway-bench serve [--duration S (20)] [--sweep-seconds S (3)] [--serve-messages N] [--http-connections N]
-///                       [--lmtp-sessions N] [--crash-after S] [--client-threads N]
+/// Then the crash: under the same load, SIGKILL the moment the server has acknowledged `crashAfterAcknowledged`
+/// deliveries of that phase (sent from the event loop that read the answer, while the rest are in flight), restart on
+/// the same store, and audit: every acknowledged message stored exactly once (or still spooled). A kill that did not
+/// happen, came after the corpus ran out, or found nothing in flight fails the run, as a failed audit does.
 struct ServeBenchmark {
     /// Seconds of the main run.
-    var duration = Self.option("--duration") ?? 20
+    var duration: Double
     /// Seconds of each concurrency level tried before the main run (0: no sweep).
-    var sweepSeconds = Self.option("--sweep-seconds") ?? 3
+    var sweepSeconds: Double
     /// Signed messages generated (each is sent once); a phase that runs out ends early and says so. By default
     /// enough for 1,100 emails/s over every phase.
-    var messageCount = Self.option("--serve-messages").map { Int($0) }
+    var messageCount: Int?
     /// Fixed concurrency (skips the sweep): HTTP connections and LMTP sessions.
-    var httpConnections = Self.option("--http-connections").map { Int($0) }
-    var lmtpSessions = Self.option("--lmtp-sessions").map { Int($0) }
-    /// Seconds of load before the `kill -9`.
-    var crashAfter = Self.option("--crash-after") ?? 5
+    var httpConnections: Int?
+    var lmtpSessions: Int?
+    /// Deliveries acknowledged in the crash phase before the `kill -9`.
+    var crashAfterAcknowledged: Int
     /// Event loop threads of the load clients (this process competes with the server for the same cores).
-    var clientThreads = Int(Self.option("--client-threads") ?? 1)
+    var clientThreads: Int
 
     /// The levels the sweep tries: this many HTTP connections and as many LMTP sessions.
     static let sweepLevels = [1, 2, 4, 8, 16, 32]
     static let targetRate = 1000.0
     static let targetHTTPp99 = 0.050
-
-    static func option(_ name: String) -> Double? {
-        let arguments = CommandLine.arguments
-        guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }
-        return Double(arguments[index + 1])
-    }
-
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
-    }
 
     /// Everything a phase measured.
     struct Measurement {
@@ -73,21 +65,22 @@ struct ServeBenchmark {
         let gateway = directoryOfBench.appendingPathComponent("gateway").path
         for executable in [gateway, directoryOfBench.appendingPathComponent("gateway-worker").path]
         where !FileManager.default.isExecutableFile(atPath: executable) {
-            report("serve: no \(executable); run swift build -c release --product gateway --product gateway-worker")
-            exit(1)
+            throw BenchFailure("serve: no \(executable); run swift build -c release --product gateway --product gateway-worker")
         }
 
-        // Kept for the crash phase, so that the kill happens under load whatever the earlier phases used.
-        let crashReserve = Int(crashAfter * 1200) + 500
+        // Kept for the crash phase, so that the kill happens under load whatever the earlier phases used: the
+        // acknowledgements it waits for, and as many again that are still to be sent at the kill.
+        let crashReserve = 2 * crashAfterAcknowledged + 500
         let sweeping = httpConnections == nil && lmtpSessions == nil && sweepSeconds > 0
         let planned = 1.5 + duration + (sweeping ? sweepSeconds * Double(Self.sweepLevels.count) : 0)
-        let count = max(messageCount ?? Int(planned * 1100) + crashReserve, 2 * crashReserve)
+        let count = messageCount ?? max(Int(planned * 1100) + crashReserve, 2 * crashReserve)
         let (corpus, zone) = try Self.corpus(count: count)
         let total = corpus.messages.count
         corpus.makeAvailable(upTo: total - crashReserve)
 
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gateway-bench-serve-\(getpid())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        ChildProcesses.removeOnSignal(directory.path)
         let zonePath = directory.appendingPathComponent("keys.zone").path
         try zone.write(toFile: zonePath, atomically: true, encoding: .utf8)
         let storePath = directory.appendingPathComponent("gateway.sqlite").path
@@ -175,25 +168,37 @@ struct ServeBenchmark {
                     main.meetsRate ? "met" : "NOT met", main.rate, Self.targetHTTPp99 * 1e3,
                     main.meetsLatency ? "met" : "NOT met", main.httpP99 * 1e3))
 
-            // Crash: kill -9 under load, then restart on the same store.
-            report("crash: \(level.http) HTTP + \(level.lmtp) LMTP under load, kill -9 after \(crashAfter) s")
+            // Crash: kill -9 under load, the moment the server has acknowledged `crashAfterAcknowledged` deliveries
+            // of this phase; then restart on the same store.
+            report("crash: \(level.http) HTTP + \(level.lmtp) LMTP under load, kill -9 after \(crashAfterAcknowledged) acknowledged deliveries")
             corpus.makeAvailable(upTo: total)
-            let crashDriver = driver
-            async let crashLoad = crashDriver.run(
+            let trigger = CrashTrigger(threshold: crashAfterAcknowledged, pid: server.pid, corpus: corpus)
+            let crashed = await driver.run(
                 corpus: corpus, token: senderToken, httpConnections: level.http, lmtpSessions: level.lmtp,
-                duration: .seconds(crashAfter + 60), reconnect: false)
-            try await Task.sleep(for: .seconds(crashAfter))
-            await server.killHard()
-            let crashed = await crashLoad
+                duration: .seconds(120), reconnect: false, trigger: trigger)
             record(crashed, into: &outcomes)
+            let killed = await server.waitForExit(within: .seconds(10))
             let leftInSpool = try await spoolCount(storePath: storePath)
             let acknowledgedInCrash = (crashed.http.sent + crashed.lmtp.sent).filter(\.outcome.isAcknowledged).count
+            guard let shot = trigger.snapshot else {
+                throw BenchFailure(
+                    "crash: the server was never killed: only \(acknowledgedInCrash) deliveries were acknowledged before "
+                        + (crashed.http.exhausted || crashed.lmtp.exhausted ? "the corpus ran out" : "the phase ended"))
+            }
             report(
-                "  at the kill: \(crashed.http.sent.count + crashed.lmtp.sent.count) sent in this phase, "
-                    + "\(acknowledgedInCrash) acknowledged, \(Self.count(crashed, .inFlight)) in flight without an answer; "
-                    + "\(leftInSpool) left in the spool")
-            if crashed.http.exhausted || crashed.lmtp.exhausted {
-                report("  WARNING: the corpus ran out before the kill; raise --serve-messages to kill under load")
+                "  at the kill: \(shot.acknowledged) acknowledged in this phase, \(shot.inFlight) in flight, "
+                    + "\(shot.taken) of \(shot.available) messages taken; server \(killed ? "ended by signal \(server.process.terminationSignal.map(String.init) ?? "none")" : "STILL RUNNING")")
+            report(
+                "  after: \(crashed.http.sent.count + crashed.lmtp.sent.count) sent in this phase, \(acknowledgedInCrash) acknowledged, "
+                    + "\(Self.count(crashed, .inFlight)) without an answer; \(leftInSpool) left in the spool")
+            guard killed, server.process.terminationSignal == SIGKILL else {
+                throw BenchFailure("crash: the server did not die of the SIGKILL")
+            }
+            guard shot.taken < shot.available, !crashed.http.exhausted, !crashed.lmtp.exhausted else {
+                throw BenchFailure("crash: the kill came too late: the corpus had run out (raise --serve-messages)")
+            }
+            guard shot.inFlight > 0 else {
+                throw BenchFailure("crash: the kill came too late: no delivery was in flight")
             }
 
             let restarted = Date()
@@ -210,16 +215,15 @@ struct ServeBenchmark {
             let findings = try await CrashAudit(outcomes: outcomes).run(storePath: storePath)
             passed = describe(findings)
         } catch {
-            report("serve: \(error)")
             if server.process.isRunning { await server.killHard() }
-            report("  server log: \(server.logPath)")
-            exit(1)
+            try? await group.shutdownGracefully()
+            throw BenchFailure("serve: \(error) (server log: \(server.logPath))")
         }
         if server.process.isRunning { await server.stop() }
         try? await group.shutdownGracefully()
         guard passed else {
-            report("ERROR: the crash audit failed (store and logs kept in \(directory.path))")
-            exit(1)
+            ChildProcesses.keepOnSignal(directory.path)
+            throw BenchFailure("the crash audit failed (store and logs kept in \(directory.path))")
         }
         try? FileManager.default.removeItem(at: directory)
     }
@@ -239,11 +243,11 @@ struct ServeBenchmark {
             let object = try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any],
             let token = (object["senderToken"] as? [String: Any])?["secret"] as? String,
             let registration = object["registration"] as? [String: Any]
-        else { throw Failure(description: "POST /v1/domains answered \(response.status), not 201 with a sender token") }
+        else { throw BenchFailure("POST /v1/domains answered \(response.status), not 201 with a sender token") }
         if registration["status"] as? String != "approved" {
             let approved = try await control.request(.POST, "/v1/domains/bench.example/approve", token: admin)
             guard approved.status == 200 else {
-                throw Failure(description: "POST /v1/domains/bench.example/approve answered \(approved.status)")
+                throw BenchFailure("POST /v1/domains/bench.example/approve answered \(approved.status)")
             }
         }
         return token
@@ -349,7 +353,7 @@ struct ServeBenchmark {
     /// Messages in the spool, read from the store file (the server is not running).
     private func spoolCount(storePath: String) async throws -> Int {
         let store = try SQLiteStore(path: storePath)
-        defer { try? store.close() }
+        defer { try? store.closeNow() }
         return try await store.spooledMessageCount()
     }
 

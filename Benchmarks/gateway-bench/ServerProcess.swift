@@ -1,21 +1,18 @@
 import Foundation
 import Glibc
 
-/// A `gateway serve` child process: started with ports 0, its bound ports read from what it prints, its memory and
-/// CPU read from /proc (its own and its gateway-worker children's), stopped with SIGTERM or killed with SIGKILL.
+/// A `gateway serve` child process: started with ports 0 (through ``ChildProcess``, so it dies with the bench), its
+/// bound ports read from what it prints, its memory and CPU read from /proc (its own and its gateway-worker
+/// children's), stopped with SIGTERM or killed with SIGKILL.
 final class ServerProcess {
-    let process: Process
+    let process: ChildProcess
     let httpPort: Int
     let lmtpPort: Int
     let logPath: String
 
-    var pid: pid_t { process.processIdentifier }
+    var pid: pid_t { process.pid }
 
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
-    }
-
-    private init(process: Process, httpPort: Int, lmtpPort: Int, logPath: String) {
+    private init(process: ChildProcess, httpPort: Int, lmtpPort: Int, logPath: String) {
         self.process = process
         self.httpPort = httpPort
         self.lmtpPort = lmtpPort
@@ -28,17 +25,8 @@ final class ServerProcess {
         executable: String, arguments: [String], environment: [String: String], logPath: String,
         timeout: Duration = .seconds(60)
     ) async throws -> ServerProcess {
-        guard FileManager.default.createFile(atPath: logPath, contents: nil), let log = FileHandle(forWritingAtPath: logPath)
-        else { throw Failure(description: "cannot create the server log \(logPath)") }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        process.standardOutput = log
-        process.standardError = log
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        try? log.close()
+        let process = try await ChildProcess.spawn(
+            executable: executable, arguments: arguments, environment: environment, logPath: logPath)
 
         let clock = ContinuousClock()
         let give = clock.now + timeout
@@ -50,12 +38,12 @@ final class ServerProcess {
                 return ServerProcess(process: process, httpPort: http, lmtpPort: lmtp, logPath: logPath)
             }
             guard process.isRunning else {
-                throw Failure(description: "gateway serve exited with status \(process.terminationStatus); see \(logPath)")
+                throw BenchFailure("gateway serve exited with status \(process.terminationStatus); see \(logPath)")
             }
             try await Task.sleep(for: .milliseconds(50))
         }
-        kill(process.processIdentifier, SIGKILL)
-        throw Failure(description: "gateway serve did not announce its listeners within \(timeout); see \(logPath)")
+        process.signal(SIGKILL)
+        throw BenchFailure("gateway serve did not announce its listeners within \(timeout); see \(logPath)")
     }
 
     /// The port in "`prefix`HOST:PORT ..." on one of the lines of `text`.
@@ -120,7 +108,7 @@ final class ServerProcess {
     /// `kill -9`: the server and its workers at once (the workers also die with it: PR_SET_PDEATHSIG).
     func killHard() async {
         let workers = workerIDs
-        kill(pid, SIGKILL)
+        process.signal(SIGKILL)
         for worker in workers { kill(worker, SIGKILL) }
         await waitForExit(within: .seconds(10))
     }
@@ -129,7 +117,7 @@ final class ServerProcess {
     @discardableResult
     func stop(timeout: Duration = .seconds(60)) async -> Int32 {
         guard process.isRunning else { return process.terminationStatus }
-        kill(pid, SIGTERM)
+        process.signal(SIGTERM)
         if await !waitForExit(within: timeout) {
             await killHard()
         }
@@ -137,7 +125,7 @@ final class ServerProcess {
     }
 
     @discardableResult
-    private func waitForExit(within timeout: Duration) async -> Bool {
+    func waitForExit(within timeout: Duration) async -> Bool {
         let clock = ContinuousClock()
         let give = clock.now + timeout
         while process.isRunning && clock.now < give { try? await Task.sleep(for: .milliseconds(20)) }

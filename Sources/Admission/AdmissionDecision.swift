@@ -31,7 +31,7 @@ package struct AdmissionDecision: Sendable {
     package var sourceDomain: DomainName?
     /// The developer flags this decision relied on: named in the log and on each stored reservation.
     package var flagsUsed: [DeveloperFlag]
-    package var owners: [String]
+    package var owners: [OwnerAddress]
     package var items: [Item]
 
     /// Decides.
@@ -40,21 +40,26 @@ package struct AdmissionDecision: Sendable {
     ///   - registration: the registry entry covering the source domain, if any.
     ///   - markupInUnsignedTail: true when the part of the body outside `l=` holds markup.
     ///   - requireOwner: false for a dry run, which decides without an owner and stores nothing.
+    ///   - documentTime: when the document says it was written, for a page (its `dateModified`, else the fetch
+    ///     time); an email's comes from its authentication (``EmailAuthentication/senderTime``). The reservation's
+    ///     own `modifiedTime` wins over both.
     package init(
         source: Source,
         resolutions: [Resolution],
-        owners givenOwners: [String],
+        owners givenOwners: [OwnerAddress],
         registration: RegisteredDomain?,
         flags: ActiveFlags,
         policy: Policy,
         markupInUnsignedTail: Bool = false,
         requireOwner: Bool = true,
+        documentTime: SenderTime? = nil,
         sourceDescription: String
     ) {
         var codes: [String] = []
         var flagsUsed: [DeveloperFlag] = []
         var deferred = false
-        var owners = givenOwners.map { $0.lowercased() }
+        var owners = givenOwners
+        var senderTime = documentTime
         var ownersMustBeSigned = policy.ownership.requireSignedRecipient && !givenOwners.isEmpty
         var sourceDomain: DomainName? = nil
 
@@ -62,6 +67,7 @@ package struct AdmissionDecision: Sendable {
         switch source {
         case .email(let authentication):
             sourceDomain = authentication.fromDomain
+            senderTime = senderTime ?? authentication.senderTime
             if authentication.fromDomain == nil {
                 codes.append("admission.from-invalid")
             } else if let signature = authentication.alignedSignature {
@@ -148,7 +154,10 @@ package struct AdmissionDecision: Sendable {
                 return Item(resolution: resolution, itemReference: reference, admitted: [], codes: Self.unique(itemCodes))
             }
             let incoming = owners.map { owner in
-                Self.incoming(reservation, resolution: resolution, owner: owner, sourceDomain: approvedDomain ?? domain.ascii, flags: flagNames, source: sourceDescription)
+                IncomingReservation(
+                    admitted: reservation, normalized: resolution.normalized, owner: owner,
+                    sourceDomain: approvedDomain ?? domain.ascii, senderTime: senderTime, flags: flagNames,
+                    source: sourceDescription)
             }
             return Item(resolution: resolution, itemReference: reference, admitted: incoming, codes: [])
         }
@@ -181,26 +190,5 @@ package struct AdmissionDecision: Sendable {
     package static func unique(_ codes: [String]) -> [String] {
         var seen = Set<String>()
         return codes.filter { seen.insert($0).inserted }
-    }
-
-    /// The store's record for one owner. The payload is canonical JSON (sorted keys) of the typed
-    /// reservation and its normalized markup, so "the same content again" compares bytes.
-    static func incoming(_ reservation: Reservation, resolution: Resolution, owner: String, sourceDomain: String, flags: [String], source: String) -> IncomingReservation {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let payload = (try? encoder.encode(StoredPayload(reservation: reservation, markup: resolution.normalized))) ?? Data()
-        let status: IncomingReservation.Status = switch reservation.status ?? .confirmed {
-        case .confirmed: .confirmed
-        case .cancelled: .cancelled
-        case .pending: .pending
-        case .hold: .hold
-        }
-        return IncomingReservation(
-            owner: owner, sourceDomain: sourceDomain,
-            containerReference: reservation.containerReference ?? reservation.reservationId ?? "",
-            itemReference: reservation.itemReference ?? reservation.reservationId ?? "",
-            status: status, isMinimalCancellation: reservation.isMinimalCancellation,
-            modifiedTime: reservation.modifiedTime?.instant, kind: reservation.kind.rawValue,
-            payload: payload, flags: flags, source: source)
     }
 }

@@ -29,7 +29,9 @@ package struct Policy: Codable, Sendable, Hashable {
     }
 
     package struct Limits: Codable, Sendable, Hashable {
-        package var maxMessageBytes = 10 * 1024 * 1024
+        /// Larger messages are refused (LMTP 552, HTTP 413). 32 MiB: a gateway behind an MX takes what the MX takes
+        /// (25 MB is common), and mail without markup costs only the prefilter whatever its size.
+        package var maxMessageBytes = 32 * 1024 * 1024
         package var maxPageBytes = 5 * 1024 * 1024
         package var maxReservationsPerDocument = 200
         package var maxJSONDepth = 64

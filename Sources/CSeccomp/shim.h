@@ -62,6 +62,8 @@ static const int csandbox_clone_newuser = 0x10000000;
 static inline int csandbox_set_flags(int fd, int flags) { return fcntl(fd, F_SETFL, flags); }
 static inline int csandbox_get_flags(int fd) { return fcntl(fd, F_GETFL); }
 static inline int csandbox_dup_cloexec_above(int fd, int minimum) { return fcntl(fd, F_DUPFD_CLOEXEC, minimum); }
+/// F_SETPIPE_SZ (Linux 2.6.35, fcntl(2)): 1031, declared by glibc only under _GNU_SOURCE.
+static inline int csandbox_set_pipe_size(int fd, int size) { return fcntl(fd, 1031, size); }
 
 /// Declared by glibc only under _GNU_SOURCE (or not seen through the toolchain's Glibc module).
 extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from);

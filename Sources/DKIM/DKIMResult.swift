@@ -1,3 +1,5 @@
+package import Foundation
+
 /// The outcome of DKIM verification, in RFC 8601 §2.7.1 terms.
 package enum DKIMResult: String, Sendable, Hashable, Codable, CaseIterable {
     /// The message has no DKIM-Signature field.
@@ -55,6 +57,8 @@ package struct DKIMSignatureResult: Sendable, Hashable {
     package var signedBodyBytes: Int?
     /// The message body's length, to tell whether an unsigned tail exists.
     package var bodyBytes: Int
+    /// `t=`, when present (RFC 6376 §3.5): when the signer says it signed.
+    package var timestamp: Date?
     /// The first characters of `b=`, as RFC 6008 `header.b` uses to tell signatures apart.
     package var signatureFingerprint: String?
 

@@ -88,6 +88,7 @@ package struct DKIMVerifier: Sendable {
         result.identity = signature.identity
         result.signedHeaders = signature.signedHeaders
         result.bodyLengthLimit = signature.bodyLength
+        result.timestamp = signature.timestamp
         result.signatureFingerprint = String(signature.signatureText.prefix(8))
 
         do throws(DKIMError) {

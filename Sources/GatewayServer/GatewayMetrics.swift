@@ -26,8 +26,10 @@ package final class GatewayMetrics: Sendable {
         self.factory = factory
     }
 
-    /// One ingestion: its verdict and codes, its DKIM result, how long it took.
+    /// One ingestion: its verdict and codes, its DKIM result, how long it took. A message the prefilter found no
+    /// markup in was not ingested: it is counted by ``recordPrefilter(channel:hasMarkup:)`` only.
     package func recordIngestion(_ report: IngestionReport, channel: String, duration: Duration) {
+        guard !report.isWithoutMarkup else { return }
         Counter(
             label: "gateway_ingestions_total", dimensions: [("channel", channel), ("verdict", report.verdict.rawValue)],
             factory: factory
@@ -41,6 +43,15 @@ package final class GatewayMetrics: Sendable {
         }
         Timer(label: "gateway_ingestion_duration_seconds", dimensions: [("channel", channel)], factory: factory)
             .recordNanoseconds(Self.nanoseconds(duration))
+    }
+
+    /// One message through the markup prefilter: with evidence of markup (it goes on to DKIM and extraction) or
+    /// without (answered at once, and counted only here).
+    package func recordPrefilter(channel: String, hasMarkup: Bool) {
+        Counter(
+            label: "gateway_prefilter_total", dimensions: [("channel", channel), ("result", hasMarkup ? "markup" : "none")],
+            factory: factory
+        ).increment()
     }
 
     /// One HTTP request, by route pattern (never the raw path, which holds owners and references).

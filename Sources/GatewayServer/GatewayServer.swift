@@ -33,6 +33,9 @@ package struct GatewayServer: Sendable {
         }
         var group: [any Service] = [
             SpoolRetryService(services: services, logger: logger, startedAt: services.ingestor.environment.now()),
+            ClusterJobs(
+                jobs: services.clusterJobs, store: services.ingestor.environment.store, node: services.node,
+                tick: services.clusterJobTick, now: services.ingestor.environment.now, logger: logger),
             application,
             DrainHold(
                 services: services,

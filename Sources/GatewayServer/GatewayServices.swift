@@ -16,6 +16,13 @@ package struct GatewayServices: Sendable {
     package var sandboxReady: @Sendable () -> Bool
     /// Who the server says made changes (the registry's and the flags' history): "api:<token id>" is appended.
     package var actorPrefix: String
+    /// The periodic jobs the cluster runs once per interval on one node (``ClusterJobs``): each feature that needs
+    /// one appends it here before the server starts.
+    package var clusterJobs: [ClusterJob] = []
+    /// How often this node asks for each cluster job's lease.
+    package var clusterJobTick: Duration = .seconds(5)
+    /// This node's name in the store's job leases.
+    package let node = ClusterJobs.nodeName()
     let lifecycle = ServerLifecycle()
     /// Who may hold the HTTP listener's connections (``GuardedHTTPChannel``).
     package let connectionGuard: ConnectionGuard

@@ -2,12 +2,16 @@ import Foundation
 import Ingestion
 import LMTP
 import Logging
+import MailMessage
 import Store
 import Synchronization
 
-/// What an LMTP delivery means to the gateway (DESIGN.md, "Owner and replay" and "What bad input gets"): each
-/// recipient is an owner; the message is spooled durably for each recipient before any 250; then it is decided at
-/// once, and the per-recipient reply (RFC 2033 §4.2) says how:
+/// What an LMTP delivery means to the gateway (DESIGN.md, "Owner and replay" and "What bad input gets"): first the
+/// markup prefilter, once for the message: mail without evidence of markup (most of what an MX delivers) is answered
+/// `250 2.0.0 delivered; no markup` for every recipient and only counted (`gateway_prefilter_total`): no spool
+/// write, no DKIM lookup, no worker, no log entry. Otherwise each recipient is an owner; the message is spooled
+/// durably for each recipient before any 250; then it is decided at once, and the per-recipient reply (RFC 2033
+/// §4.2) says how:
 ///
 /// - admitted or rejected: `250 2.0.0` with the verdict, the codes and the log entry (a confirmation without
 ///   admissible markup is still delivered mail; `lmtp-refuse-rejected` answers 550 instead);
@@ -27,19 +31,28 @@ struct LMTPDelivery: LMTPDeliveryHandler {
     }
 
     func recipient(_ address: String, session: LMTPSession) async -> LMTPReply {
-        do {
-            try GatewayServices.validateOwner(address.lowercased(), at: "RCPT TO")
-        } catch {
+        guard OwnerAddress(address) != nil else {
             return LMTPReply(code: 550, enhancedCode: "5.1.3", text: "not a mailbox address an owner can have")
         }
         return LMTPReply(code: 250, enhancedCode: "2.1.5", text: "OK")
     }
 
     func deliver(_ envelope: LMTPEnvelope) async -> [LMTPReply] {
+        // A bare LF or CR in the data is content (the LMTP reader ends lines and the data only at CRLF): the
+        // prefilter reads the message as ingestion will, with bare LFs made CRLF.
+        let parsed = try? RawMessage(bytes: envelope.message)
+        let hasMarkup = parsed.map { services.ingestor.prefilter($0).hasMarkup } ?? false
+        services.metrics.recordPrefilter(channel: "lmtp", hasMarkup: hasMarkup)
+        guard hasMarkup else {
+            for _ in envelope.recipients { services.metrics.recordLMTPReply(code: Self.withoutMarkup.code) }
+            return Array(repeating: Self.withoutMarkup, count: envelope.recipients.count)
+        }
         let replies = await withTaskGroup(of: (Int, LMTPReply).self) { group in
             for (index, recipient) in envelope.recipients.enumerated() {
                 group.addTask {
-                    (index, await deliver(envelope.message, to: recipient.lowercased(), session: envelope.session))
+                    // `recipient(_:session:)` accepted only owner addresses.
+                    guard let owner = OwnerAddress(recipient) else { return (index, Self.storeUnavailable) }
+                    return (index, await deliver(envelope.message, to: owner, session: envelope.session))
                 }
             }
             var replies = [LMTPReply](repeating: Self.storeUnavailable, count: envelope.recipients.count)
@@ -50,7 +63,7 @@ struct LMTPDelivery: LMTPDeliveryHandler {
         return replies
     }
 
-    private func deliver(_ message: [UInt8], to owner: String, session: LMTPSession) async -> LMTPReply {
+    private func deliver(_ message: [UInt8], to owner: OwnerAddress, session: LMTPSession) async -> LMTPReply {
         let environment = services.ingestor.environment
         let store = environment.store
         if services.gate.isFull { return Self.busy }
@@ -71,7 +84,7 @@ struct LMTPDelivery: LMTPDeliveryHandler {
         let decision = Task {
             try await services.ingest(channel: "lmtp") {
                 try await services.ingestor.ingestEmail(
-                    message, source: source, owners: [owner], channel: .lmtp, spoolID: spooled.id)
+                    message, source: source, owners: [owner], channel: .lmtp, spoolID: spooled.id, prefiltered: true)
             }
         }
         let deadline = Duration.milliseconds(Int64(services.configuration.lmtpReplyDeadlineSeconds * 1000))
@@ -93,7 +106,7 @@ struct LMTPDelivery: LMTPDeliveryHandler {
 
     private func reply(for report: IngestionReport, spoolID: Int64) async -> LMTPReply {
         let log = report.logID.map { "; log #\($0)" } ?? ""
-        let codes = report.codes.prefix(5).joined(separator: ", ")
+        let codes = Self.refusalCodes(report).prefix(5).joined(separator: ", ")
         switch report.verdict {
         case .admitted, .partial:
             var counts: [String: Int] = [:]
@@ -113,6 +126,14 @@ struct LMTPDelivery: LMTPDeliveryHandler {
             return LMTPReply(
                 code: 451, enhancedCode: "4.4.3", text: "DKIM key lookup failed for now (\(codes)); try again later")
         }
+    }
+
+    /// The codes that say why reservations were refused: the message's own, then each refused item's (an item that
+    /// failed a check of its own, such as `markup.arrival-before-departure`, leaves the message's codes empty), each
+    /// once, without property paths (a reply line is short).
+    static func refusalCodes(_ report: IngestionReport) -> [String] {
+        var seen = Set<String>()
+        return (report.codes + report.items.flatMap(\.codes)).map(GatewayMetrics.stableCode).filter { seen.insert($0).inserted }
     }
 
     /// The task's result, or nil once `deadline` passes (the task keeps running). Awaiting a task's result cannot be
@@ -135,6 +156,8 @@ struct LMTPDelivery: LMTPDeliveryHandler {
         }
     }
 
+    /// The reply to mail the prefilter found no markup in.
+    static let withoutMarkup = LMTPReply(code: 250, enhancedCode: "2.0.0", text: "delivered; no markup")
     static let busy = LMTPReply(code: 452, enhancedCode: "4.3.1", text: "the gateway is busy; try again later")
     static let storeUnavailable = LMTPReply(
         code: 451, enhancedCode: "4.3.0", text: "the gateway cannot store the message now; try again later")

@@ -50,7 +50,7 @@ extension GatewayApplication {
                 throw APIError.invalid("the id is a number", at: "id")
             }
             let record = try await services.storeCall { try await store.reservation(id: id) }
-            guard let record, token.role == .admin || (token.role == .owner && token.subject == record.owner) else {
+            guard let record, token.role == .admin || (token.role == .owner && token.subject == record.owner.address) else {
                 throw APIError.notFound("no reservation \(id) for this token")
             }
             let history = try await services.storeCall { try await store.history(of: id) }
@@ -63,9 +63,11 @@ extension GatewayApplication {
         router.get("/calendars/{owner}.ics") { request, context in
             let token = try await services.authenticate(
                 request, needs: "this owner's token (Authorization: Bearer, or ?token=)", allowQuery: true)
-            let owner = try context.pathParameter("owner").lowercased()
-            guard token.role == .admin || (token.role == .owner && token.subject == owner) else {
-                throw APIError.forbidden("this token does not read \(owner.prefix(80))'s calendar")
+            let requested = try context.pathParameter("owner")
+            guard let owner = OwnerAddress(requested),
+                token.role == .admin || (token.role == .owner && token.subject == owner.address)
+            else {
+                throw APIError.forbidden("this token does not read \(requested.prefix(80))'s calendar")
             }
             let records = try await services.storeCall { try await store.list(owner: owner) }
             let body = Array(CalendarFeed.render(records).utf8)
@@ -94,15 +96,16 @@ extension GatewayApplication {
 extension GatewayServices {
     /// Whose records a token reads: an owner token, its own (asking for another's is refused); an admin, the one
     /// asked for (nil: everyone).
-    func owner(for token: AccessToken, requested: String?) throws -> String? {
+    func owner(for token: AccessToken, requested: String?) throws -> OwnerAddress? {
+        let asked = try requested.map { try GatewayServices.owner($0, at: "owner") }
         switch token.role {
         case .owner:
-            if let requested, requested.lowercased() != token.subject {
+            guard let own = OwnerAddress(token.subject), asked == nil || asked == own else {
                 throw APIError.forbidden("an owner token reads its own reservations only")
             }
-            return token.subject
+            return own
         case .admin:
-            return requested?.lowercased()
+            return asked
         case .sender:
             throw APIError.forbidden("a sender token submits; reading reservations needs the owner's token")
         }

@@ -28,15 +28,15 @@ extension GatewayApplication {
                 let token = try await services.authenticate(request, needs: "a sender token or an admin token")
                 let bytes = try await services.body(of: request, limit: maxMessageBytes)
                 try services.authorizeSubmission(token, message: bytes)
-                let owners = request.uri.queryParameters[values: "owner"].map { String($0).lowercased() }
-                // The decision log keeps the owners in one field of at most 4,096 bytes: 16 addresses of 254.
-                guard owners.count <= 16 else { throw APIError.invalid("at most 16 owner parameters", at: "owner") }
-                for owner in owners { try GatewayServices.validateOwner(owner, at: "owner") }
+                let given = request.uri.queryParameters[values: "owner"]
+                guard given.count <= 16 else { throw APIError.invalid("at most 16 owner parameters", at: "owner") }
+                let owners = try given.map { try GatewayServices.owner(String($0), at: "owner") }
                 let source = "http:\(context.remoteAddress?.ipAddress ?? "unknown")"
                 let report = try await services.ingest(channel: channel) {
                     try await ingestor.ingestEmail(bytes, source: source, owners: owners, channel: .http, dryRun: dryRun)
                 }
                 guard let report else { throw APIError.busy(retryAfter: services.configuration.retryAfterSeconds) }
+                if !dryRun { services.metrics.recordPrefilter(channel: channel, hasMarkup: !report.isWithoutMarkup) }
                 return try json(report, status: report.verdict == .deferred ? .accepted : .ok)
             }
 
@@ -47,8 +47,7 @@ extension GatewayApplication {
                 guard let url = URL(string: input.url), url.scheme != nil, let host = url.host, !host.isEmpty else {
                     throw APIError.invalid("url must be an absolute URL", at: "url")
                 }
-                let owner = input.owner.lowercased()
-                try GatewayServices.validateOwner(owner, at: "owner")
+                let owner = try GatewayServices.owner(input.owner, at: "owner")
                 try services.authorizeSubmission(token, host: host)
                 let report = try await services.ingest(channel: dryRun ? "check" : "web") {
                     try await ingestor.ingestPage(url, owners: [owner], dryRun: dryRun)
@@ -102,9 +101,11 @@ extension GatewayServices {
         }
     }
 
-    static func validateOwner(_ owner: String, at parameter: String) throws {
-        guard TokenAuthority.isOwnerAddress(owner) else {
-            throw APIError.invalid("'\(owner.prefix(80))' is not an email address", at: parameter)
+    /// The owner `text` names, or 400 at `parameter`.
+    static func owner(_ text: String, at parameter: String) throws -> OwnerAddress {
+        guard let owner = OwnerAddress(text) else {
+            throw APIError.invalid("'\(text.prefix(80))' is not an email address", at: parameter)
         }
+        return owner
     }
 }

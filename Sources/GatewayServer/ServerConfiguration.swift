@@ -1,4 +1,5 @@
 import Foundation
+package import Store
 import Yams
 
 /// How `gateway serve` listens and how much it takes on at once. Read from the `--config` YAML file, then
@@ -51,6 +52,9 @@ package struct ServerConfiguration: Sendable, Hashable {
         }
     }
 
+    /// The `store` key: where the store is (a path, `sqlite:PATH`, `postgres://...`), parsed when the file is read.
+    /// `--store` and `GATEWAY_STORE` take precedence; nil: neither the file nor they say, `var/gateway.sqlite`.
+    package var store: StoreLocation?
     package var http = Listener(host: "127.0.0.1", port: 8080)
     /// nil: no LMTP listener.
     package var lmtp: Listener? = Listener(host: "127.0.0.1", port: 2424)
@@ -127,6 +131,13 @@ package struct ServerConfiguration: Sendable, Hashable {
         guard let node else { return configuration }
         guard let root = node as? [String: Any] else { throw .invalid("\(source) must be a mapping of keys to values") }
         var reader = Reader(values: root, source: source)
+        if let store = try reader.string("store") {
+            do {
+                configuration.store = try StoreLocation(parsing: store)
+            } catch {
+                throw .invalid("\(source): store: \(error.reason)")
+            }
+        }
         if let http = try reader.string("http") { configuration.http = try Listener(parsing: http) }
         if root["lmtp"] as? Bool == false {  // YAML reads a bare `off` as false
             reader.used.insert("lmtp")

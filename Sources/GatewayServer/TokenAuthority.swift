@@ -26,11 +26,10 @@ package struct TokenAuthority: Sendable {
             guard subject.isEmpty else { throw TokenError(code: "auth.invalid-subject", reason: "an admin token has no subject") }
             return ""
         case .owner:
-            let owner = subject.lowercased()
-            guard Self.isOwnerAddress(owner) else {
-                throw TokenError(code: "auth.invalid-subject", reason: "'\(owner.prefix(80))' is not an email address")
+            guard let owner = OwnerAddress(subject) else {
+                throw TokenError(code: "auth.invalid-subject", reason: "'\(subject.prefix(80))' is not an email address")
             }
-            return owner
+            return owner.address
         case .sender:
             let domain: DomainName
             do {
@@ -45,14 +44,6 @@ package struct TokenAuthority: Sendable {
             }
             return domain.ascii
         }
-    }
-
-    /// An owner is an email address: one `@` with text on both sides, no spaces, controls or angle brackets, at
-    /// most 254 octets (RFC 5321 §4.5.3.1.3).
-    package static func isOwnerAddress(_ owner: String) -> Bool {
-        let parts = owner.split(separator: "@", omittingEmptySubsequences: false)
-        return owner.utf8.count <= 254 && parts.count == 2 && !parts[0].isEmpty && !parts[1].isEmpty
-            && !owner.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F || $0 == "<" || $0 == ">" })
     }
 
     /// A new token for `role` and `subject`. - Returns: the stored record and the secret, shown once.

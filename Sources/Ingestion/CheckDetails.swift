@@ -130,7 +130,7 @@ extension CheckDetails {
                 from: authentication.fromAddress, fromDomain: authentication.fromDomain?.ascii,
                 organizationalDomain: authentication.organizationalDomain?.ascii, signatures: signatures,
                 alignedDomain: authentication.alignedSignature?.signingDomain,
-                signedRecipients: authentication.signedRecipients),
+                signedRecipients: authentication.signedRecipients.map(\.address)),
             registration: authentication.fromDomain.map { _ in Registration(registration) },
             flagsOn: flags.flags.map(\.rawValue).sorted(), underFlags: outcomes(flags: flags, decide: decide))
     }

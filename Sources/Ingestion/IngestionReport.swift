@@ -13,7 +13,8 @@ package struct IngestionReport: Sendable, Codable, Hashable {
         /// created, updated, unchanged, stale, cancelled, rejected, deferred — or, in a dry run, admissible.
         package var outcome: String
         package var version: Int?
-        package var owners: [String]
+        /// The owners it was admitted for.
+        package var owners: [OwnerAddress]
         package var codes: [String]
         /// The item's own warnings (aliases applied, zones inferred), for senders to converge on canonical markup.
         package var warnings: [String]
@@ -29,7 +30,8 @@ package struct IngestionReport: Sendable, Codable, Hashable {
     package var sourceDomain: String?
     package var dkim: String?
     package var flags: [String]
-    package var owners: [String]
+    /// Whose reservations these are, each a typed address.
+    package var owners: [OwnerAddress]
     package var items: [Item]
     /// Extraction problems for the document as a whole (broken JSON-LD, a sandbox timeout).
     package var diagnostics: [String]
@@ -41,4 +43,18 @@ package struct IngestionReport: Sendable, Codable, Hashable {
     /// In a dry run: each DKIM signature, alignment, the registry entry, and what each developer flag would change.
     /// Nil otherwise.
     package var check: CheckDetails?
+
+    /// The code of a message the markup prefilter found no evidence of markup in: answered without DKIM, sandbox or
+    /// store, and not logged (a message without markup leaves no trace of its identity in the decision log).
+    package static let noMarkupCode = "prefilter.no-markup"
+
+    /// Whether this is the answer to a message without markup (``noMarkupCode``).
+    package var isWithoutMarkup: Bool { codes == [Self.noMarkupCode] && logID == nil }
+
+    /// The report for a message the prefilter found no markup in.
+    static func withoutMarkup(source: String, channel: IngestionChannel, owners: [OwnerAddress]) -> IngestionReport {
+        IngestionReport(
+            source: source, channel: channel.rawValue, verdict: .rejected, codes: [noMarkupCode], sourceDomain: nil,
+            dkim: nil, flags: [], owners: owners, items: [], diagnostics: [], logID: nil, spoolID: nil, dryRun: false)
+    }
 }

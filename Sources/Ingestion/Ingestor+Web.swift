@@ -4,7 +4,7 @@ package import Foundation
 import Markup
 import Reservations
 import Sandbox
-import Store
+package import Store
 package import WebFetch
 
 extension Ingestor {
@@ -53,7 +53,7 @@ extension Ingestor {
     /// - Throws: the store's errors, and a ``FetchError`` when the policy's web settings cannot
     ///   make a fetcher (`web.trust-bundle-invalid`, a host mapped to something not an address):
     ///   the operator's mistake, never logged as the site's refusal. Every refusal is a report.
-    package func ingestPage(_ url: URL, owners: [String], dryRun: Bool = false) async throws -> IngestionReport {
+    package func ingestPage(_ url: URL, owners: [OwnerAddress], dryRun: Bool = false) async throws -> IngestionReport {
         let active = try await flags.active()
         let fetcher = try pageFetcher(flags: active)
         let page: FetchedPage
@@ -75,6 +75,7 @@ extension Ingestor {
             }
             return report
         }
+        let fetchedAt = environment.now()
         var diagnostics: [String] = []
         let graph = await extract(page.body, kind: .html, diagnostics: &diagnostics)
         diagnostics += graph.diagnostics.filter { $0.severity == .error }.map { "\($0.code)\($0.path.isEmpty ? "" : " \($0.path)")" }
@@ -100,12 +101,13 @@ extension Ingestor {
             source += " (\(certificate.subject); sha256 \(certificate.sha256Fingerprint)\(unverified))"
         }
         let policy = environment.policy
+        let documentTime = Self.pageTime(of: graph) ?? SenderTime(fetchedAt, source: .fetchTime)
         let decide = { (flags: ActiveFlags) in
             AdmissionDecision(
                 source: .web(
                     host: host, finalURL: page.finalURL.absoluteString, verified: page.usedTLS && page.certificateVerified),
                 resolutions: resolutions, owners: owners, registration: registration, flags: flags, policy: policy,
-                requireOwner: !dryRun, sourceDescription: source)
+                requireOwner: !dryRun, documentTime: documentTime, sourceDescription: source)
         }
         var report = try await record(
             decide(active), source: source, displaySource: url.absoluteString, channel: .web,
@@ -116,5 +118,19 @@ extension Ingestor {
                 page.finalURL.absoluteString, registration: registration, flags: active, decide: decide)
         }
         return report
+    }
+
+    /// The page's own time: schema.org `dateModified` of its `WebPage` (or `ItemPage`, `CheckoutPage`, ...) item, when
+    /// it is a date-time with an offset; nil otherwise (the fetch time stands in).
+    static func pageTime(of graph: MarkupGraph) -> SenderTime? {
+        for node in graph.nodes
+        where node.types.contains(where: { ($0.split(separator: "/").last ?? "").hasSuffix("Page") }) {
+            for value in node.values("dateModified") + node.values("http://schema.org/dateModified") {
+                if let text = value.text, let date = try? Date(text.trimmingCharacters(in: .whitespaces), strategy: .iso8601) {
+                    return SenderTime(date, source: .pageModified)
+                }
+            }
+        }
+        return nil
     }
 }

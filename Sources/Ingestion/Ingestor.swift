@@ -2,7 +2,7 @@ package import Admission
 import DKIM
 package import DNS
 package import Foundation
-import MailMessage
+package import MailMessage
 import Markup
 import Reservations
 package import Sandbox
@@ -53,30 +53,43 @@ package struct Ingestor: Sendable {
     }
 
     /// Ingests one email.
+    ///
+    /// First the markup prefilter (``prefilter(_:)``): a message without evidence of markup is answered at once
+    /// with ``IngestionReport/noMarkupCode``, and costs no DKIM lookup, no sandbox and no store write; nothing of
+    /// it is logged (the caller counts it). A dry run and a retry of a spooled message skip the prefilter: a check
+    /// reports DKIM and every code, and a spooled message must be decided to leave the spool.
     /// - Parameters:
-    ///   - owners: the owners given (`--owner`, RCPT TO); empty takes the signed To and Cc addresses.
+    ///   - owners: the owners given (`--owner`, RCPT TO), each a typed address; empty takes the signed To and Cc
+    ///     addresses.
     ///   - dryRun: decide and report, store and log nothing (`gateway check`).
     ///   - spoolID: the spool entry this is a retry of.
+    ///   - prefiltered: the caller has run the prefilter on these bytes already and it found evidence (LMTP, which
+    ///     runs it before spooling).
     /// - Throws: only the store's errors; every refusal is a report.
     package func ingestEmail(
-        _ bytes: [UInt8], source: String, owners: [String] = [], channel: IngestionChannel = .email,
-        dryRun: Bool = false, spoolID: Int64? = nil
+        _ bytes: [UInt8], source: String, owners: [OwnerAddress] = [], channel: IngestionChannel = .email,
+        dryRun: Bool = false, spoolID: Int64? = nil, prefiltered: Bool = false
     ) async throws -> IngestionReport {
         let policy = environment.policy
-        let contentHash = ContentHash.sha256Hex(bytes)
         guard bytes.count <= policy.limits.maxMessageBytes else {
-            return try await refuse(source: source, channel: channel, codes: ["admission.message-too-large"], contentHash: contentHash, owners: owners, dryRun: dryRun, spoolID: spoolID)
+            return try await refuse(source: source, channel: channel, codes: ["admission.message-too-large"], contentHash: ContentHash.sha256Hex(bytes), owners: owners, dryRun: dryRun, spoolID: spoolID)
         }
         let message: RawMessage
         do {
             message = try RawMessage(bytes: bytes)
         } catch {
-            return try await refuse(source: source, channel: channel, codes: [error.code], contentHash: contentHash, owners: owners, dryRun: dryRun, spoolID: spoolID)
+            return try await refuse(source: source, channel: channel, codes: [error.code], contentHash: ContentHash.sha256Hex(bytes), owners: owners, dryRun: dryRun, spoolID: spoolID)
         }
+        if !dryRun && spoolID == nil && !prefiltered && !prefilter(message).hasMarkup {
+            return IngestionReport.withoutMarkup(source: source, channel: channel, owners: owners)
+        }
+        let contentHash = ContentHash.sha256Hex(bytes)  // after the prefilter: most mail never needs it
 
         // Authenticate.
         let verification = await verifier.verify(message)
-        let authentication = EmailAuthentication(message: message, verification: verification, publicSuffixes: environment.publicSuffixes)
+        let authentication = EmailAuthentication(
+            message: message, verification: verification, publicSuffixes: environment.publicSuffixes,
+            now: environment.now(), clockSkew: policy.dkim.clockSkewSeconds)
 
         // Extract, from the signed part only when l= leaves a tail unsigned.
         var diagnostics: [String] = []
@@ -114,6 +127,21 @@ package struct Ingestor: Sendable {
         return report
     }
 
+    /// The markup prefilter on a parsed message, with the limits the extraction stage reads the MIME structure
+    /// with (`RawMessage.markupEvidence`): no evidence means extraction would find no markup.
+    package func prefilter(_ message: RawMessage) -> MarkupEvidence {
+        message.markupEvidence(configuration: Self.mimeConfiguration)
+    }
+
+    /// The prefilter on the bytes of a message; a message that does not parse has no markup either.
+    package func prefilter(_ bytes: [UInt8]) -> MarkupEvidence {
+        guard let message = try? RawMessage(bytes: bytes) else { return MarkupEvidence() }
+        return prefilter(message)
+    }
+
+    /// The MIME limits of the extraction stage (the worker's `DocumentExtraction`).
+    static let mimeConfiguration = DocumentExtraction.Configuration().mime
+
     /// Runs extraction through the configured extractor; a sandbox failure becomes a diagnostic
     /// for this document only.
     func extract(_ bytes: [UInt8], kind: DocumentKind, diagnostics: inout [String]) async -> MarkupGraph {
@@ -131,7 +159,7 @@ package struct Ingestor: Sendable {
     /// transaction; a deferred message to the spool.
     func record(
         _ decision: AdmissionDecision, source: String, displaySource: String, channel: IngestionChannel, contentHash: String,
-        dkim: String?, diagnostics: [String], bytes: [UInt8], givenOwners: [String], dryRun: Bool, spoolID: Int64?
+        dkim: String?, diagnostics: [String], bytes: [UInt8], givenOwners: [OwnerAddress], dryRun: Bool, spoolID: Int64?
     ) async throws -> IngestionReport {
         let store = environment.store
         let flagNames = decision.flagsUsed.map(\.rawValue)
@@ -147,7 +175,7 @@ package struct Ingestor: Sendable {
         if !dryRun {
             var entry = DecisionLogEntry(
                 time: environment.now(), channel: channel, sourceDomain: decision.sourceDomain?.ascii, source: source,
-                owner: decision.owners.isEmpty ? nil : decision.owners.joined(separator: ","), contentHash: contentHash,
+                owners: decision.owners, contentHash: contentHash,
                 verdict: decision.verdict, codes: report.codes, flags: flagNames,
                 reservations: decision.items.filter { $0.admitted.isEmpty }.map {
                     ReservationOutcomeRecord(itemReference: $0.itemReference, outcome: nil, codes: $0.codes)
@@ -159,7 +187,7 @@ package struct Ingestor: Sendable {
                     _ = try await store.recordAttempt(id: spoolID, reasonCode: reason, nextAttemptAt: next)
                 } else {
                     // An empty owner means "the signed recipients", decided when the retry can verify.
-                    report.spoolID = try await store.spool(Data(bytes), channel: channel, owner: givenOwners.first ?? "", reasonCode: reason, nextAttemptAt: next).id
+                    report.spoolID = try await store.spool(Data(bytes), channel: channel, owner: givenOwners.first, reasonCode: reason, nextAttemptAt: next).id
                 }
                 entry = try await store.append(entry)
             } else {
@@ -195,7 +223,7 @@ package struct Ingestor: Sendable {
     /// A document refused before authentication (too large, not a message, a page not fetched).
     /// - Parameter diagnostics: what the report adds to the codes (the reason a page was refused).
     func refuse(
-        source: String, channel: IngestionChannel, codes: [String], contentHash: String, owners: [String], dryRun: Bool, spoolID: Int64?,
+        source: String, channel: IngestionChannel, codes: [String], contentHash: String, owners: [OwnerAddress], dryRun: Bool, spoolID: Int64?,
         sourceDomain: String? = nil, diagnostics: [String] = []
     ) async throws -> IngestionReport {
         var report = IngestionReport(
@@ -203,7 +231,7 @@ package struct Ingestor: Sendable {
             owners: owners, items: [], diagnostics: diagnostics, logID: nil, spoolID: nil, dryRun: dryRun)
         if !dryRun {
             let entry = DecisionLogEntry(
-                time: environment.now(), channel: channel, sourceDomain: sourceDomain, source: source, owner: owners.first,
+                time: environment.now(), channel: channel, sourceDomain: sourceDomain, source: source, owners: owners,
                 contentHash: contentHash, verdict: .rejected, codes: codes, flags: [], reservations: [])
             report.logID = try await environment.store.ingest([], decision: entry, removingSpooledMessage: spoolID).id
         }
@@ -224,7 +252,7 @@ package struct Ingestor: Sendable {
     /// decision removes it from the spool, or a new deferral records the attempt.
     package func retry(_ spooled: SpooledMessage) async throws -> IngestionReport {
         try await ingestEmail(
-            [UInt8](spooled.bytes), source: "spool:\(spooled.id)", owners: spooled.owner.isEmpty ? [] : [spooled.owner],
+            [UInt8](spooled.bytes), source: "spool:\(spooled.id)", owners: spooled.owner.map { [$0] } ?? [],
             channel: spooled.channel, spoolID: spooled.id)
     }
 }

@@ -6,7 +6,7 @@ package import Store
 /// A stored reservation as people and clients read it: the command line prints it, the server returns it.
 package struct ReservationView: Codable, Sendable, Hashable {
     package var id: Int64
-    package var owner: String
+    package var owner: OwnerAddress
     package var sourceDomain: String
     package var containerReference: String
     package var itemReference: String

@@ -88,14 +88,25 @@ struct MessageDataReader {
                     state = .midLine
                 }
             case .midLine:
-                let remaining = count - index
-                if let found = memchr(base + index, Int32(UInt8.lf), remaining) {
+                // The run of lines up to a CRLF followed by a "." (or by the end of the input) is copied as it is, in
+                // one append: a line at a time, the appends cost more than the copying.
+                var runEnd = index
+                var lineEnded = false
+                while runEnd < count, let found = memchr(base + runEnd, Int32(UInt8.lf), count - runEnd) {
                     let lineFeed = base.distance(to: UnsafeRawPointer(found))
-                    append(UnsafeRawBufferPointer(rebasing: input[index...lineFeed]))
+                    runEnd = lineFeed + 1
                     // CRLF ends the line; a bare LF is content and the line goes on. (A CR at the end of the previous
                     // chunk went through .pendingCR, so the CR of a CRLF found here is in this chunk.)
-                    if lineFeed > index, input[lineFeed - 1] == .cr { state = .lineStart }
-                    index = lineFeed + 1
+                    guard lineFeed > index, input[lineFeed - 1] == .cr else { continue }
+                    if runEnd == count || input[runEnd] == .dot {
+                        lineEnded = true
+                        break
+                    }
+                }
+                if runEnd > index {
+                    append(UnsafeRawBufferPointer(rebasing: input[index..<runEnd]))
+                    index = runEnd
+                    if lineEnded { state = .lineStart }
                 } else if input[count - 1] == .cr {
                     append(UnsafeRawBufferPointer(rebasing: input[index..<(count - 1)]))
                     index = count

@@ -36,32 +36,75 @@ package enum Base64 {
         let capacity = min(max(0, limit), input.count / 4 * 3 + 3)
         var state = State()
         let bytes = [UInt8](unsafeUninitializedCapacity: capacity) { output, initialized in
-            initialized = input.withUnsafeBufferPointer { input in
-                table.withUnsafeBufferPointer { table in
-                    guard let source = input.baseAddress, let target = output.baseAddress, let table = table.baseAddress
-                    else { return 0 }
-                    return decode(source, count: input.count, into: target, capacity: capacity, table: table, &state)
-                }
-            }
+            initialized = decode(input, into: output, state: &state, isFinal: true)
         }
         return Decoded(bytes: bytes, hadJunk: state.hadJunk, truncated: state.truncated)
+    }
+
+    /// A decoder fed its input a piece at a time, for a body read in chunks (the markup prefilter): a quantum
+    /// cut between two pieces is carried over, so the output is the same as ``decode(_:limit:)`` of the whole.
+    package struct StreamDecoder: Sendable {
+        private var state = State()
+
+        package init() {}
+
+        /// True when bytes outside the alphabet were skipped so far.
+        package var hadJunk: Bool { state.hadJunk }
+
+        /// Decodes `input` into `output`, which must have room for `input.count / 4 * 3 + 3` bytes; returns how
+        /// many were written. `isFinal` on the last piece writes out the bytes a partial last quantum holds.
+        package mutating func decode(
+            _ input: ArraySlice<UInt8>, into output: UnsafeMutableBufferPointer<UInt8>, isFinal: Bool
+        ) -> Int {
+            Base64.decode(input, into: output, state: &state, isFinal: isFinal)
+        }
+
+        /// The most bytes one call can write for `count` input bytes.
+        package static func capacity(forInput count: Int) -> Int { count / 4 * 3 + 3 }
     }
 
     private struct State {
         var hadJunk = false
         var truncated = false
+        /// Sextets of a quantum not yet complete, from earlier input.
+        var accumulator: UInt32 = 0
+        var sextets = 0
+    }
+
+    private static func decode(
+        _ input: ArraySlice<UInt8>, into output: UnsafeMutableBufferPointer<UInt8>, state: inout State, isFinal: Bool
+    ) -> Int {
+        input.withUnsafeBufferPointer { input in
+            table.withUnsafeBufferPointer { table in
+                guard let target = output.baseAddress, let table = table.baseAddress else { return 0 }
+                guard let source = input.baseAddress else {
+                    guard isFinal else { return 0 }
+                    var (written, accumulator, sextets) = (0, state.accumulator, state.sextets)
+                    if !flush(&accumulator, &sextets, target, &written, output.count, &state) { state.hadJunk = true }
+                    (state.accumulator, state.sextets) = (accumulator, sextets)
+                    return written
+                }
+                return decode(
+                    source, count: input.count, into: target, capacity: output.count, table: table, &state,
+                    isFinal: isFinal)
+            }
+        }
     }
 
     /// The decoding loop over raw pointers: whole quanta of four alphabet bytes take the fast path,
     /// everything else (line ends, padding, junk) goes byte by byte.
     private static func decode(
         _ source: UnsafePointer<UInt8>, count: Int, into target: UnsafeMutablePointer<UInt8>, capacity: Int,
-        table: UnsafePointer<UInt8>, _ state: inout State
+        table: UnsafePointer<UInt8>, _ state: inout State, isFinal: Bool
     ) -> Int {
         var index = 0
         var written = 0
-        var accumulator: UInt32 = 0
-        var sextets = 0  // in the accumulator, 0...3
+        var accumulator = state.accumulator
+        var sextets = state.sextets  // in the accumulator, 0...3
+        defer {
+            state.accumulator = accumulator
+            state.sextets = sextets
+        }
         while index < count {
             if sextets == 0 && index &+ 4 <= count && written &+ 3 <= capacity {
                 let a = table[Int(source[index])]
@@ -102,7 +145,7 @@ package enum Base64 {
                 state.hadJunk = true
             }
         }
-        if !flush(&accumulator, &sextets, target, &written, capacity, &state) { state.hadJunk = true }
+        if isFinal, !flush(&accumulator, &sextets, target, &written, capacity, &state) { state.hadJunk = true }
         return written
     }
 

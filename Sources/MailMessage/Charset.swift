@@ -171,7 +171,7 @@ package enum Charset {
 
     /// Charsets whose bytes 0x00–0x7F are ASCII, so all-ASCII input decodes as itself. (Not UTF-7,
     /// UTF-16/32, the ISO-2022 family, HZ or EBCDIC: those go through iconv.)
-    private static func isASCIICompatible(_ name: String) -> Bool {
+    static func isASCIICompatible(_ name: String) -> Bool {
         for prefix in [
             "ISO-8859-", "WINDOWS-", "KOI8-", "CP9", "CP874", "CP125", "GB18030", "BIG5", "EUC-", "MACINTOSH",
         ]
@@ -211,7 +211,7 @@ package enum Charset {
         }
     }
 
-    private static func open(_ name: String) -> iconv_t? {
+    static func open(_ name: String) -> iconv_t? {
         let descriptor = iconv_open("UTF-8", name)
         guard let descriptor, descriptor != iconv_t(bitPattern: -1) else { return nil }
         return descriptor

@@ -17,15 +17,20 @@ package struct MIMETree: Sendable {
         /// Most bytes all decoded parts together may take; later parts are skipped
         /// with `mime.total-too-large`.
         package var maxDecodedBytesTotal: Int
+        /// Whether the message inside a message/rfc822 part is read (decoded, if it was sent encoded, and parsed).
+        /// Markup is never taken from it, so a reader that wants only the markup parts (the prefilter) skips it:
+        /// the attached message is then a leaf, and its parts count against none of the limits.
+        package var readsAttachedMessages: Bool
 
         package init(
             maxParts: Int = 1000, maxDepth: Int = 32, maxDecodedBytesPerPart: Int = 16 << 20,
-            maxDecodedBytesTotal: Int = 64 << 20
+            maxDecodedBytesTotal: Int = 64 << 20, readsAttachedMessages: Bool = true
         ) {
             self.maxParts = maxParts
             self.maxDepth = maxDepth
             self.maxDecodedBytesPerPart = maxDecodedBytesPerPart
             self.maxDecodedBytesTotal = maxDecodedBytesTotal
+            self.readsAttachedMessages = readsAttachedMessages
         }
 
         /// The hard ceiling on `maxDepth`.

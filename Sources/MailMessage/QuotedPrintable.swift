@@ -30,6 +30,49 @@ package enum QuotedPrintable {
         return Decoded(bytes: bytes, hadMalformedEscapes: state.malformed, truncated: state.truncated)
     }
 
+    /// Decodes `input` into `output`, which must have room for `input.count` bytes; returns how many were written
+    /// and whether an `=` was malformed. For a body read in chunks that ``chunkEnd(in:from:preferredLength:)`` cut.
+    package static func decode(
+        _ input: ArraySlice<UInt8>, into output: UnsafeMutableBufferPointer<UInt8>
+    ) -> (written: Int, malformed: Bool) {
+        var state = State()
+        let written = input.withUnsafeBufferPointer { input -> Int in
+            guard let source = input.baseAddress, let target = output.baseAddress else { return 0 }
+            return decode(source, count: input.count, into: target, capacity: min(output.count, input.count), &state)
+        }
+        return (written, state.malformed)
+    }
+
+    /// Where to end a chunk of `input` that starts at `start` and should be about `preferredLength` long, so that
+    /// decoding the chunks one by one gives what decoding the whole gives: just after the last line feed in it (an
+    /// escape or a soft line break never spans a line end); in a line longer than that, not within an escape
+    /// (`=` and two bytes) nor between a soft line break's `=` and its line end (`=`, padding, CRLF). Always past
+    /// `start` when there is input left.
+    package static func chunkEnd(in input: ArraySlice<UInt8>, from start: Int, preferredLength: Int) -> Int {
+        let end = min(input.endIndex, start + max(3, preferredLength))
+        guard end < input.endIndex else { return end }
+        if let lineFeed = input[start..<end].lastIndex(of: .lineFeed) { return lineFeed + 1 }
+        // Back off while the chunk would end in "=" and padding (a soft line break or a kept "=") or in "=" and one
+        // byte (an escape): an "=" is decided by what follows it.
+        var cut = end
+        while cut > start {
+            var padding = cut
+            while padding > start && (input[padding - 1] == .space || input[padding - 1] == .tab) { padding -= 1 }
+            if padding > start && input[padding - 1] == .equalsSign {
+                cut = padding - 1
+            } else if cut - 2 >= start && input[cut - 2] == .equalsSign {
+                cut -= 2
+            } else {
+                break
+            }
+        }
+        guard cut > start else {
+            // Nowhere to cut in this stretch: take the line to its end.
+            return input[end...].firstIndex(of: .lineFeed).map { $0 + 1 } ?? input.endIndex
+        }
+        return cut
+    }
+
     private struct State {
         var malformed = false
         var truncated = false

@@ -50,20 +50,22 @@ package enum WorkerMain {
         while true {
             let request: ExtractionRequest
             do {
-                let header = try PipeIO.read(0, count: Frame.headerSize)
-                let (kind, length) = try Frame.parseHeader(header, maxPayload: maxPayload)
+                // The header and the request's fixed fields in one read: the gateway only ever sends requests.
+                let head = try PipeIO.read(0, count: Frame.headerSize + ExtractionRequest.fixedPayloadSize)
+                let (kind, length) = try Frame.parseHeader(head[..<Frame.headerSize], maxPayload: maxPayload)
                 guard kind == .request, length >= ExtractionRequest.fixedPayloadSize else {
                     complain("expected a request frame, got \(kind) of \(length) bytes")
                     return WorkerExitStatus.protocolError
                 }
-                let fixed = try PipeIO.read(0, count: ExtractionRequest.fixedPayloadSize)
-                let fields = try ExtractionRequest.parseFixedFields(fixed[...])
+                let fields = try ExtractionRequest.parseFixedFields(head[Frame.headerSize...])
                 let rest = length - ExtractionRequest.fixedPayloadSize
                 guard rest >= fields.encodingLength else {
                     complain("a request frame ends inside its encoding label")
                     return WorkerExitStatus.protocolError
                 }
-                let encoding = try ExtractionRequest.parseEncoding(PipeIO.read(0, count: fields.encodingLength))
+                let encoding =
+                    fields.encodingLength == 0
+                    ? nil : try ExtractionRequest.parseEncoding(PipeIO.read(0, count: fields.encodingLength))
                 let document = try PipeIO.read(0, count: rest - fields.encodingLength)
                 request = ExtractionRequest(
                     id: fields.id, kind: fields.kind, encoding: encoding, limits: fields.limits, document: document)

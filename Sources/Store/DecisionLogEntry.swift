@@ -24,8 +24,9 @@ package struct DecisionLogEntry: Codable, Hashable, Sendable, Identifiable {
     package var sourceDomain: String?
     /// The email's Message-ID or the page's URL.
     package var source: String?
-    /// The recipient or account the reservations were for, when known.
-    package var owner: String?
+    /// Whose reservations the attempt was for (the LMTP recipient, `--owner`, the signed recipients), each one
+    /// typed; empty when none was known. Each item's outcome in ``reservations`` names its own owner.
+    package var owners: [OwnerAddress]
     /// A hash of the message or page bytes, to match retries and duplicates.
     package var contentHash: String
     package var verdict: Verdict
@@ -33,7 +34,8 @@ package struct DecisionLogEntry: Codable, Hashable, Sendable, Identifiable {
     package var codes: [String]
     /// The developer flags in force for this attempt.
     package var flags: [String]
-    /// What happened to each reservation item.
+    /// What happened to each reservation item: one record per item and owner it was admitted for, one per item
+    /// refused before that.
     package var reservations: [ReservationOutcomeRecord]
 
     package init(
@@ -42,7 +44,7 @@ package struct DecisionLogEntry: Codable, Hashable, Sendable, Identifiable {
         channel: IngestionChannel,
         sourceDomain: String?,
         source: String?,
-        owner: String? = nil,
+        owners: [OwnerAddress] = [],
         contentHash: String,
         verdict: Verdict,
         codes: [String] = [],
@@ -54,11 +56,24 @@ package struct DecisionLogEntry: Codable, Hashable, Sendable, Identifiable {
         self.channel = channel
         self.sourceDomain = sourceDomain
         self.source = source
-        self.owner = owner
+        self.owners = owners
         self.contentHash = contentHash
         self.verdict = verdict
         self.codes = codes
         self.flags = flags
         self.reservations = reservations
+    }
+}
+
+extension DecisionLogEntry {
+    /// This entry with the outcome of each of `reservations` appended (the owner and item named), in order: what
+    /// every backend's `ingest` writes to the log, in the transaction that applied them.
+    package func recording(_ outcomes: [LifecycleOutcome], of reservations: [IncomingReservation]) -> DecisionLogEntry {
+        var entry = self
+        for (item, outcome) in zip(reservations, outcomes) {
+            entry.reservations.append(
+                ReservationOutcomeRecord(itemReference: item.itemReference, owner: item.owner, outcome: outcome))
+        }
+        return entry
     }
 }

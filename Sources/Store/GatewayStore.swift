@@ -1,6 +1,8 @@
 /// Everything the gateway keeps, from one backend: reservations, the decision log, the domain registry, the
-/// developer flags, the message spool and the server's tokens.
-package protocol GatewayStore: ReservationStore, DecisionLog, DomainRegistryStore, FlagStore, MessageSpool, TokenStore {
+/// developer flags, the message spool, the server's tokens and the cluster's job leases.
+package protocol GatewayStore: ReservationStore, DecisionLog, DomainRegistryStore, FlagStore, MessageSpool, TokenStore,
+    JobLeaseStore
+{
     /// Applies `reservations`, appends `decision` with what happened to each of them, and removes the spooled
     /// message it was retried from, all in one transaction: the log never disagrees with the records.
     /// - Parameters:

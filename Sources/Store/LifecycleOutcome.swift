@@ -8,8 +8,8 @@ package enum LifecycleOutcome: Hashable, Sendable {
     case updated(version: Int)
     /// The same content again: nothing changed (idempotent).
     case unchanged
-    /// Older than what is stored (an earlier `modifiedTime`, or a confirmation of a cancelled reservation that is
-    /// not newer than its cancellation): not applied.
+    /// Older than what is stored (an earlier sender time, or a confirmation of a cancelled reservation that is not
+    /// newer than its cancellation): not applied.
     case stale
     /// `count` live records were marked cancelled. A cancellation that arrives before anything it cancels reports
     /// 0: it is kept as a cancelled record, so that a confirmation arriving later without a newer `modifiedTime` is

@@ -4,9 +4,10 @@ package import Foundation
 /// acknowledged is never lost). A message is spooled before the gateway answers, and leaves only when removed.
 package protocol MessageSpool: Sendable {
     /// Keeps `message` for a later attempt.
+    /// - Parameter owner: The owner it is for; nil for the signed recipients.
     /// - Returns: The spooled message, with its id and 0 attempts.
     func spool(
-        _ message: Data, channel: IngestionChannel, owner: String, reasonCode: String, nextAttemptAt: Date
+        _ message: Data, channel: IngestionChannel, owner: OwnerAddress?, reasonCode: String, nextAttemptAt: Date
     ) async throws -> SpooledMessage
 
     /// The spooled message `id`, or nil.

@@ -1,108 +1,119 @@
-internal import Foundation
+package import Foundation
 
-/// The lifecycle rules of DESIGN.md "Identity and lifecycle", independent of any backend: a backend reads the
-/// records involved inside its write transaction, asks here what to do, and writes the answer.
+/// The lifecycle rules of DESIGN.md "Identity and lifecycle", once, for every backend: given an incoming item and what
+/// is stored at its key and in its container, ``plan(for:state:now:)`` returns the writes and the outcome. A backend
+/// reads ``reads(for:)`` inside its write transaction, asks for the plan, and executes it in that transaction.
 ///
-/// Times are compared in whole milliseconds, the precision every backend keeps.
-enum ReservationLifecycle {
-    /// The fields of a record, or of an incoming item, that the rules look at.
-    struct Snapshot: Equatable, Sendable {
-        var containerReference: String
-        var status: StoredReservation.Status
-        var isMinimalCancellation: Bool
-        /// schema.org `modifiedTime`, in milliseconds since 1970.
-        var modifiedTime: Int64?
-        var kind: String
-        var payload: Data
+/// - The key is (owner, source domain, item reference). An unknown key is created (version 1).
+/// - Versions are ordered by the sender's time (``SenderTime``): an older one arriving late is
+///   ``LifecycleOutcome/stale`` and changes nothing; between equal times, or where a time is missing, arrival order
+///   decides.
+/// - The same content again changes nothing (``LifecycleOutcome/unchanged``); sent later, it only records the
+///   newer sender time.
+/// - Other content is written over the record (version + 1), the previous version kept in history.
+/// - A cancelled status marks the record cancelled; records are never deleted. Reinstating a cancelled record
+///   needs a provably newer version: resurrecting a cancelled booking is the worse mistake.
+/// - A minimal cancellation cancels every item of its container reference, from its source domain, for its owner;
+///   arriving before any of them, it is kept as a cancelled record of its own, and an item of that container that
+///   is not provably newer is then stale.
+package enum ReservationLifecycle {
+    /// What a backend must read before planning `incoming`.
+    package static func reads(for incoming: IncomingReservation) -> LifecycleReads {
+        LifecycleReads(
+            owner: incoming.owner, sourceDomain: incoming.sourceDomain, itemReference: incoming.itemReference,
+            containerReference: incoming.content.containerReference,
+            wholeContainer: incoming.content.isMinimalCancellation)
     }
 
-    /// What to do with an item at its key.
-    enum Action: Equatable, Sendable {
-        /// Insert it as version 1.
-        case create
-        /// Keep the current version in history and write this one over it.
-        case replace
-        case unchanged
-        case stale
+    /// The writes and the outcome for `incoming`.
+    /// - Parameters:
+    ///   - state: What the backend read for ``reads(for:)``, inside the transaction that will apply the plan.
+    ///   - now: The store's clock: stamps creation, updates and cancellations.
+    package static func plan(for incoming: IncomingReservation, state: LifecycleState, now: Date) -> LifecyclePlan {
+        let now = StoreTime.truncated(now)
+        let content = incoming.content
+        if content.isMinimalCancellation, !state.container.isEmpty {
+            return minimalCancellation(content, of: state.container, now: now)
+        }
+        // Nothing of this reservation yet: a minimal cancellation is kept at its own key, like any item.
+
+        guard let current = state.current else {
+            // A cancellation that arrived first wins over a confirmation that is not provably newer: mail is not
+            // delivered in order.
+            let cancellations = state.container.filter { $0.content.isMinimalCancellation && $0.content.status == .cancelled }
+            if content.status != .cancelled,
+                cancellations.contains(where: { !isNewer(content.senderTime, than: $0.content.senderTime) })
+            {
+                return LifecyclePlan(outcome: .stale)
+            }
+            let cancelled = content.status == .cancelled
+            return LifecyclePlan(
+                writes: [.create(key: incoming.key, content: content, at: now, cancelledAt: cancelled ? now : nil)],
+                outcome: cancelled ? .cancelled(count: 0) : .created)
+        }
+
+        if isOlder(content.senderTime, than: current.content.senderTime) { return LifecyclePlan(outcome: .stale) }
+        if content.says(theSameAs: current.content) {
+            guard let time = content.senderTime,
+                current.content.senderTime.map({ time > $0 }) ?? true
+            else { return LifecyclePlan(outcome: .unchanged) }
+            return LifecyclePlan(writes: [.advanceSenderTime(recordID: current.id, to: time)], outcome: .unchanged)
+        }
+        if current.content.status == .cancelled, content.status != .cancelled,
+            !isNewer(content.senderTime, than: current.content.senderTime)
+        {
+            return LifecyclePlan(outcome: .stale)
+        }
+        let cancelling = content.status == .cancelled
+        let next = current.version + 1
+        return LifecyclePlan(
+            writes: [
+                .archive(recordID: current.id),
+                .overwrite(
+                    recordID: current.id, version: next, content: content, at: now,
+                    cancelledAt: cancelling ? (current.cancelledAt ?? now) : nil),
+            ],
+            outcome: cancelling && current.content.status != .cancelled ? .cancelled(count: 1) : .updated(version: next))
     }
 
-    /// What a minimal cancellation does to one item of its reservation.
-    enum ItemCancellation: Equatable, Sendable {
-        case cancel
-        case alreadyCancelled
-        /// The item is newer than the cancellation.
-        case stale
+    /// A minimal cancellation over the records of its reservation: each live item not newer than the cancellation
+    /// is marked cancelled (its payload kept; the status is what changes).
+    static func minimalCancellation(_ cancellation: ReservationContent, of items: [StoredVersion], now: Date)
+        -> LifecyclePlan
+    {
+        var writes: [LifecycleWrite] = []
+        var cancelled = 0
+        var stale = 0
+        for item in items {
+            if item.content.status == .cancelled { continue }
+            if isOlder(cancellation.senderTime, than: item.content.senderTime) {
+                stale += 1
+                continue
+            }
+            var written = item.content
+            written.status = .cancelled
+            written.senderTime = cancellation.senderTime ?? item.content.senderTime
+            written.flags = cancellation.flags
+            written.source = cancellation.source
+            writes += [
+                .archive(recordID: item.id),
+                .overwrite(recordID: item.id, version: item.version + 1, content: written, at: now, cancelledAt: now),
+            ]
+            cancelled += 1
+        }
+        let outcome: LifecycleOutcome = cancelled > 0 ? .cancelled(count: cancelled) : stale > 0 ? .stale : .unchanged
+        return LifecyclePlan(writes: writes, outcome: outcome)
     }
 
     /// True when both times are known and `time` is strictly earlier than `other`.
-    static func isOlder(_ time: Int64?, than other: Int64?) -> Bool {
+    static func isOlder(_ time: SenderTime?, than other: SenderTime?) -> Bool {
         guard let time, let other else { return false }
         return time < other
     }
 
     /// True when both times are known and `time` is strictly later than `other`.
-    static func isNewer(_ time: Int64?, than other: Int64?) -> Bool {
+    static func isNewer(_ time: SenderTime?, than other: SenderTime?) -> Bool {
         guard let time, let other else { return false }
         return time > other
-    }
-
-    /// The action for `incoming` at its key.
-    /// - Parameters:
-    ///   - existing: The record at the same key, if any.
-    ///   - containerCancellations: Minimal cancellations kept for the same owner, domain and container reference
-    ///     (consulted only when the key is new).
-    static func action(
-        for incoming: Snapshot, existing: Snapshot?, containerCancellations: [Snapshot]
-    ) -> Action {
-        guard let existing else {
-            // A cancellation that arrived first wins over a confirmation that is not provably newer: mail is not
-            // delivered in order, and resurrecting a cancelled booking is the worse mistake.
-            if incoming.status != .cancelled,
-                containerCancellations.contains(where: { !isNewer(incoming.modifiedTime, than: $0.modifiedTime) })
-            {
-                return .stale
-            }
-            return .create
-        }
-        if incoming == existing { return .unchanged }
-        if isOlder(incoming.modifiedTime, than: existing.modifiedTime) { return .stale }
-        // Reinstating a cancelled record needs a provably newer version, for the same reason as above.
-        if existing.status == .cancelled, incoming.status != .cancelled,
-            !isNewer(incoming.modifiedTime, than: existing.modifiedTime)
-        {
-            return .stale
-        }
-        return .replace
-    }
-
-    /// The outcome reported for `action`.
-    /// - Parameter existing: The record replaced, when `action` is `.replace`.
-    static func outcome(
-        of action: Action, incoming: Snapshot, existing: Snapshot?, existingVersion: Int
-    ) -> LifecycleOutcome {
-        switch action {
-        case .create:
-            return incoming.status == .cancelled ? .cancelled(count: 0) : .created
-        case .replace:
-            if incoming.status == .cancelled, existing?.status != .cancelled { return .cancelled(count: 1) }
-            return .updated(version: existingVersion + 1)
-        case .unchanged:
-            return .unchanged
-        case .stale:
-            return .stale
-        }
-    }
-
-    /// What minimal cancellation `cancellation` does to `item`, one of the records of its reservation.
-    static func minimalCancellation(_ cancellation: Snapshot, of item: Snapshot) -> ItemCancellation {
-        if item.status == .cancelled { return .alreadyCancelled }
-        if isOlder(cancellation.modifiedTime, than: item.modifiedTime) { return .stale }
-        return .cancel
-    }
-
-    /// The outcome of a minimal cancellation over the records of its reservation.
-    static func minimalCancellationOutcome(cancelled: Int, stale: Int) -> LifecycleOutcome {
-        if cancelled > 0 { return .cancelled(count: cancelled) }
-        return stale > 0 ? .stale : .unchanged
     }
 }

@@ -1,15 +1,11 @@
 /// Where admitted reservations live: one up-to-date record per reservation item, created, updated and cancelled
 /// over its life, with every earlier version kept (DESIGN.md, "Identity and lifecycle").
 ///
-/// Backends (SQLite now, PostgreSQL later) implement the same lifecycle rules, from ``ReservationLifecycle``:
-/// - The key is (owner, source domain, item reference). An unknown key is created (version 1).
-/// - The same key with other content is updated in place (version + 1, the previous version kept in history);
-///   the same content again changes nothing.
-/// - A cancelled status marks the record cancelled; records are never deleted.
-/// - A minimal cancellation cancels every item of its container reference, from its source domain, for its owner.
-/// - `modifiedTime` orders versions: an older one arriving late is ``LifecycleOutcome/stale`` and not applied.
+/// Every backend executes the same rules, from ``ReservationLifecycle``: it reads what the rules need inside its write
+/// transaction, asks for a ``LifecyclePlan`` and executes its writes there, deciding nothing itself.
 ///
-/// Applying is atomic and race-free across processes sharing the same database.
+/// Applying is atomic and race-free across processes sharing the same database: versions strictly increase, the
+/// history is complete, and an older sender time never overwrites a newer one.
 package protocol ReservationStore: Sendable {
     /// Applies `reservations` in order, in one transaction: all are applied or, on error, none.
     /// - Returns: One outcome per reservation, in the same order.
@@ -24,11 +20,11 @@ package protocol ReservationStore: Sendable {
     /// - Parameter sourceDomain: Only records from this domain, when given (two senders may reuse a number).
     /// - Returns: Cancelled records included, ordered by item reference.
     func lookup(
-        containerReference: String, itemReferences: [String], owner: String, sourceDomain: String?
+        containerReference: String, itemReferences: [String], owner: OwnerAddress, sourceDomain: String?
     ) async throws -> [StoredReservation]
 
     /// Every record of `owner`, cancelled ones included, oldest first.
-    func list(owner: String) async throws -> [StoredReservation]
+    func list(owner: OwnerAddress) async throws -> [StoredReservation]
 
     /// Every owner's reservations, oldest first, at most `limit` (an operator's view).
     func listAll(limit: Int) async throws -> [StoredReservation]
@@ -49,7 +45,7 @@ extension ReservationStore {
 
     /// The records of one reservation for `owner`, from any source domain.
     package func lookup(
-        containerReference: String, itemReferences: [String] = [], owner: String
+        containerReference: String, itemReferences: [String] = [], owner: OwnerAddress
     ) async throws -> [StoredReservation] {
         try await lookup(
             containerReference: containerReference, itemReferences: itemReferences, owner: owner, sourceDomain: nil)

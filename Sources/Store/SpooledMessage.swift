@@ -6,7 +6,8 @@ package struct SpooledMessage: Codable, Hashable, Sendable, Identifiable {
     /// The message exactly as received.
     package var bytes: Data
     package var channel: IngestionChannel
-    package var owner: String
+    /// The owner it was delivered for (the LMTP recipient); nil: the signed recipients, decided when it is retried.
+    package var owner: OwnerAddress?
     /// The code of the latest deferral (`dns.temperror`, ...).
     package var reasonCode: String
     /// Attempts made after the first; 0 when just spooled.
@@ -19,7 +20,7 @@ package struct SpooledMessage: Codable, Hashable, Sendable, Identifiable {
         id: Int64,
         bytes: Data,
         channel: IngestionChannel,
-        owner: String,
+        owner: OwnerAddress?,
         reasonCode: String,
         attempts: Int,
         nextAttemptAt: Date,

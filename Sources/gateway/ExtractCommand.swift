@@ -5,31 +5,37 @@ import Markup
 import Reservations
 import Sandbox
 
-/// `gateway extract FILE|- [--json]`: what a sender's markup turns into, before any authentication.
-/// The document is extracted in the sandbox like every other path, then resolved; nothing is stored.
+/// `gateway extract FILE|DIRECTORY|- ... [--json]`: what senders' markup turns into, before any authentication.
+/// Each document is extracted in the sandbox like every other path, then resolved; nothing is stored. Many files
+/// (and directories, read recursively) go through one pool of workers, several at a time, and print in the order
+/// given: extraction can be scripted and measured outside the benchmark.
 struct ExtractCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "extract",
-        abstract: "Print every reservation found in an email or HTML file, and the diagnostics.",
+        abstract: "Print every reservation found in emails or HTML files, and the diagnostics.",
         discussion: """
-            Reads a message (.eml, possibly with an mbox "From " line) or an HTML page, told apart by its \
+            Each file is a message (.eml, possibly with an mbox "From " line) or an HTML page, told apart by its \
             content: a message starts with header fields ("Name: value" lines), HTML with "<" (after a byte \
-            order mark or white space); a JSON-LD document starting with "{" or "[" is read too. Every \
-            reservation found is listed, admissible or not, with the diagnostics that say what to fix. \
-            No DKIM check, no store: this shows what the markup says, not whether it would be admitted.
+            order mark or white space); a JSON-LD document starting with "{" or "[" is read too. A directory \
+            stands for the .eml, .html, .htm and .jsonld files under it (recursively, hidden ones left \
+            out, in name order). Every reservation \
+            found is listed, admissible or not, with the diagnostics that say what to fix. No DKIM check, no \
+            store: this shows what the markup says, not whether it would be admitted.
 
-            With --json: {"reservations": [...], "diagnostics": [...]}; each reservation is its normalized \
-            schema.org JSON-LD object plus "kind", "containerReference", "itemReference", "admissible" and \
-            its own "diagnostics"; each diagnostic is {"severity", "code", "path", "message"}.
+            With --json: one JSON object per file, one per line: {"file", "kind", "reservations": [...], \
+            "diagnostics": [...]}; each reservation is its normalized schema.org JSON-LD object plus "kind", \
+            "containerReference", "itemReference", "admissible" and its own "diagnostics"; each diagnostic is \
+            {"severity", "code", "path", "message"}.
 
-            Exit status: 0 when at least one admissible reservation was found, 1 otherwise, 2 for usage errors.
+            Exit status: 0 when every file gave at least one admissible reservation, 1 otherwise, 2 for usage \
+            errors (a file that cannot be read or is of no known kind is reported and the others still run).
             """
     )
 
-    @Argument(help: ArgumentHelp("An email (.eml) or HTML file; - for standard input.", valueName: "FILE"))
-    var file: String
+    @Argument(help: ArgumentHelp("Emails (.eml), HTML or JSON-LD files, directories of them; - for standard input.", valueName: "FILE"))
+    var files: [String]
 
-    @Flag(help: "Print one JSON object: {\"reservations\": [...], \"diagnostics\": [...]}.")
+    @Flag(help: "Print one JSON object per file, one per line.")
     var json = false
 
     @Option(
@@ -38,55 +44,153 @@ struct ExtractCommand: AsyncParsableCommand {
             valueName: "NAME|PATH"))
     var policy = "development"
 
-    func run() async throws {
-        let policy = try StateOptions.loadPolicy(policy)
-        let bytes = try Terminal.read(file)
-        guard let kind = Self.documentKind(of: bytes) else {
-            throw CommandFailure(
-                message: "\(file) is neither a message (header fields first), nor HTML (starting with <), nor JSON-LD",
-                status: 2)
-        }
-        let deadline = Duration.milliseconds(Int(policy.sandbox.documentTimeoutSeconds * 1000))
-        let extracted = try await withExtractor(policy: policy, workerCount: 1) { extractor in
-            await extractor.extract(bytes, kind: kind, deadline: deadline)
-        }
-        var diagnostics: [Diagnostic]
-        let graph: MarkupGraph
-        switch extracted {
-        case .success(let found):
-            graph = found
-            diagnostics = found.diagnostics
-        case .failure(let failure):
-            // No graph for this document: the failure is its one diagnostic, and nothing is admissible.
-            graph = MarkupGraph()
-            diagnostics = [Diagnostic(.error, Diagnostic.Code(failure.code.description), failure.reason)]
-        }
-        var resolution = ReservationResolver.Configuration()
-        resolution.maxReservations = policy.limits.maxReservationsPerDocument
-        let document = ReservationResolver(configuration: resolution).resolveDocument(graph)
-        diagnostics += document.diagnostics
-        let resolutions = document.resolutions
-
-        if json {
-            try Terminal.json(Output(reservations: resolutions.map(\.jsonObject), diagnostics: diagnostics))
-        } else {
-            printTable(kind: kind, resolutions: resolutions, diagnostics: diagnostics)
-        }
-        if !resolutions.contains(where: \.admissible) { throw ExitCode(1) }
+    func validate() throws {
+        guard !files.isEmpty else { throw ValidationError("name at least one file, directory or -") }
     }
 
-    /// The `--json` document.
+    func run() async throws {
+        let policy = try StateOptions.loadPolicy(policy)
+        var paths: [String] = []
+        var unreadable = false
+        for file in files {
+            switch Self.expand(file) {
+            case .success(let found): paths += found
+            case .failure(let failure):
+                Terminal.error(failure.message)
+                unreadable = true
+            }
+        }
+        let deadline = Duration.milliseconds(Int(policy.sandbox.documentTimeoutSeconds * 1000))
+        var resolution = ReservationResolver.Configuration()
+        resolution.maxReservations = policy.limits.maxReservationsPerDocument
+        let resolver = ReservationResolver(configuration: resolution)
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        // One worker for one document; for many, the gateway's default pool, kept busy.
+        let workers = paths.count == 1 ? 1 : 2 * cores
+        var allAdmissible = true
+        try await withExtractor(policy: policy, workerCount: workers) { extractor in
+            // In flight: enough that no worker waits; printed in the order given as each one's turn comes.
+            try await withThrowingTaskGroup(of: (Int, Extracted?).self) { group in
+                var results: [Int: Extracted?] = [:]
+                var next = 0
+                var printed = 0
+                func submit() {
+                    let index = next
+                    let path = paths[index]
+                    next += 1
+                    group.addTask {
+                        let bytes: [UInt8]
+                        do throws(CommandFailure) {
+                            bytes = try Terminal.read(path)
+                        } catch {
+                            Terminal.error(error.message)
+                            return (index, nil)
+                        }
+                        guard let kind = Self.documentKind(of: bytes) else {
+                            Terminal.error(
+                                "\(path) is neither a message (header fields first), nor HTML (starting with <), nor JSON-LD")
+                            return (index, nil)
+                        }
+                        let result = await extractor.extract(bytes, kind: kind, deadline: deadline)
+                        return (index, Extracted(path: path, kind: kind, result: result, resolver: resolver))
+                    }
+                }
+                while next < min(paths.count, 2 * workers) { submit() }
+                while let (index, extracted) = try await group.next() {
+                    results[index] = .some(extracted)
+                    if next < paths.count { submit() }
+                    while let ready = results.removeValue(forKey: printed) {
+                        printed += 1
+                        guard let extracted = ready else {
+                            unreadable = true
+                            continue
+                        }
+                        if json {
+                            try Terminal.json(extracted.output)
+                        } else {
+                            printTable(extracted)
+                        }
+                        allAdmissible = allAdmissible && extracted.resolutions.contains(where: \.admissible)
+                    }
+                }
+            }
+        }
+        if !json && paths.count > 1 {
+            Terminal.line("\(paths.count) files")
+        }
+        if unreadable { throw ExitCode(2) }
+        if !allAdmissible || paths.isEmpty { throw ExitCode(1) }
+    }
+
+    /// One file's extraction, resolved.
+    struct Extracted: Sendable {
+        var path: String
+        var kind: DocumentKind
+        var resolutions: [Resolution]
+        var diagnostics: [Diagnostic]
+
+        init(path: String, kind: DocumentKind, result: Result<MarkupGraph, SandboxFailure>, resolver: ReservationResolver) {
+            self.path = path
+            self.kind = kind
+            let graph: MarkupGraph
+            switch result {
+            case .success(let found):
+                graph = found
+                diagnostics = found.diagnostics
+            case .failure(let failure):
+                // No graph for this document: the failure is its one diagnostic, and nothing is admissible.
+                graph = MarkupGraph()
+                diagnostics = [Diagnostic(.error, Diagnostic.Code(failure.code.description), failure.reason)]
+            }
+            let document = resolver.resolveDocument(graph)
+            diagnostics += document.diagnostics
+            resolutions = document.resolutions
+        }
+
+        var output: Output {
+            Output(file: path, kind: kind.description, reservations: resolutions.map(\.jsonObject), diagnostics: diagnostics)
+        }
+    }
+
+    /// The `--json` document of one file.
     struct Output: Encodable {
+        var file: String
+        var kind: String
         var reservations: [JSONValue]
         /// Diagnostics of the document as a whole (extraction, the sandbox, limits reached);
         /// each reservation carries its own. `Diagnostic` encodes as `{severity, code, path, message}`.
         var diagnostics: [Diagnostic]
     }
 
-    private func printTable(kind: DocumentKind, resolutions: [Resolution], diagnostics: [Diagnostic]) {
+    /// The files `argument` stands for: itself (or `-`), or the documents under a directory (regular files named
+    /// `.eml`, `.html`, `.htm`, `.jsonld`), recursively, hidden ones left out, sorted by path.
+    static let documentExtensions: Set<String> = ["eml", "html", "htm", "jsonld"]
+
+    static func expand(_ argument: String) -> Result<[String], CommandFailure> {
+        guard argument != "-" else { return .success(["-"]) }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: argument, isDirectory: &isDirectory) else {
+            return .failure(CommandFailure(message: "cannot read \(argument): no such file or directory", status: 2))
+        }
+        guard isDirectory.boolValue else { return .success([argument]) }
+        guard let enumerator = FileManager.default.enumerator(
+            at: URL(fileURLWithPath: argument), includingPropertiesForKeys: [.isRegularFileKey], options: [.skipsHiddenFiles])
+        else { return .failure(CommandFailure(message: "cannot read the directory \(argument)", status: 2)) }
+        var found: [String] = []
+        for case let url as URL in enumerator
+        where documentExtensions.contains(url.pathExtension.lowercased())
+            && (try? url.resourceValues(forKeys: [.isRegularFileKey]))?.isRegularFile == true
+        {
+            found.append(url.path)
+        }
+        return .success(found.sorted())
+    }
+
+    private func printTable(_ extracted: Extracted) {
+        let resolutions = extracted.resolutions
         let admissible = resolutions.count { $0.admissible }
         let noun = resolutions.count == 1 ? "reservation" : "reservations"
-        Terminal.line("\(file) (\(kind)): \(resolutions.count) \(noun), \(admissible) admissible")
+        Terminal.line("\(extracted.path) (\(extracted.kind)): \(resolutions.count) \(noun), \(admissible) admissible")
         if !resolutions.isEmpty {
             let width = max(1, String(resolutions.count).count)
             Terminal.line(
@@ -102,9 +206,9 @@ struct ExtractCommand: AsyncParsableCommand {
                 }
             }
         }
-        if !diagnostics.isEmpty {
+        if !extracted.diagnostics.isEmpty {
             Terminal.line("document:")
-            for diagnostic in diagnostics { Terminal.line("  \(diagnostic)") }
+            for diagnostic in extracted.diagnostics { Terminal.line("  \(diagnostic)") }
         }
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Glibc
 import MailMessage
 
 @main
@@ -15,13 +16,14 @@ struct Gateway: AsyncParsableCommand {
         subcommands: [
             RegisterCommand.self, DomainsCommand.self, FlagsCommand.self, IngestCommand.self, CheckCommand.self,
             RetryCommand.self, LogCommand.self, ReservationsCommand.self, DKIMCommand.self, ExtractCommand.self,
-            ServeCommand.self, TokensCommand.self,
+            ServeCommand.self, TokensCommand.self, StoreCommand.self,
         ]
     )
 
     /// Runs the command; usage errors exit with status 2, failures with 1 (ArgumentParser's own
     /// default for usage errors is 64, which scripts do not expect).
     static func main() async {
+        MallocTuning.fixMmapThreshold()
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {
@@ -56,7 +58,12 @@ enum Terminal {
     }
 
     static func write(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
+        do {
+            try FileHandle.standardOutput.write(contentsOf: Data(text.utf8))
+        } catch {
+            // The reader went away (`gateway reservations list | head`): stop quietly, as a closed pipe asks.
+            Foundation.exit(0)
+        }
     }
 
     static func line(_ text: String = "") {
@@ -82,14 +89,40 @@ enum Terminal {
         }
     }
 
-    /// Reads a file, or standard input for `-`.
+    /// Reads a file, or standard input for `-`. A file is read straight into the array (its size from `fstat`),
+    /// never held twice: a 25 MB message costs 25 MB.
     static func read(_ path: String) throws(CommandFailure) -> [UInt8] {
         if path == "-" {
             return [UInt8](FileHandle.standardInput.readDataToEndOfFile())
         }
-        guard let data = FileManager.default.contents(atPath: path) else {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        var status = stat()
+        guard descriptor >= 0, fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            if descriptor >= 0 { close(descriptor) }
             throw CommandFailure(message: "cannot read \(path): no such file or not readable", status: 2)
         }
-        return [UInt8](data)
+        defer { close(descriptor) }
+        var failed = false
+        var bytes = [UInt8](unsafeUninitializedCapacity: Int(status.st_size)) { buffer, count in
+            count = 0
+            while count < buffer.count {
+                let result = Glibc.read(descriptor, buffer.baseAddress! + count, buffer.count - count)
+                if result > 0 {
+                    count += result
+                } else if result == 0 || errno != EINTR {
+                    failed = result < 0
+                    return
+                }
+            }
+        }
+        guard !failed else { throw CommandFailure(message: "cannot read \(path): \(String(cString: strerror(errno)))", status: 2) }
+        // A file that grew while it was read: the rest too.
+        while true {
+            var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+            let result = Glibc.read(descriptor, &chunk, chunk.count)
+            guard result > 0 else { break }
+            bytes += chunk[..<result]
+        }
+        return bytes
     }
 }

@@ -5,11 +5,15 @@ import Foundation
 import Ingestion
 import Sandbox
 import Store
+import StoreBackends
 
 /// `--store` and `--policy`: shared by every command that reads or writes the gateway's state.
 struct StateOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("The store: an SQLite file, created when missing.", valueName: "PATH"))
-    var store = "var/gateway.sqlite"
+    @Option(
+        help: ArgumentHelp(
+            "The store: an SQLite file (created when missing), sqlite:PATH, or postgres://USER@HOST:PORT/DATABASE?sslmode=MODE (PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE and PGSSLMODE fill in what the URL leaves out). Default: GATEWAY_STORE, else var/gateway.sqlite.",
+            valueName: "PATH|URL"))
+    var store: String?
 
     @Option(help: ArgumentHelp("development, production, test, or a path to a policy .yaml file.", valueName: "NAME|PATH"))
     var policy = "development"
@@ -42,11 +46,41 @@ struct StateOptions: ParsableArguments {
         }
     }
 
-    func openStore() throws(CommandFailure) -> SQLiteStore {
+    /// Where the store is, parsed once: `--store`, else `GATEWAY_STORE`, else `configured` (the server
+    /// configuration's `store` key), else `var/gateway.sqlite`. An unknown scheme or a malformed URL is a usage error.
+    func location(configured: StoreLocation? = nil) throws(CommandFailure) -> StoreLocation {
+        let environment = ProcessInfo.processInfo.environment
+        let (text, origin): (String?, String) =
+            if let store { (store, "--store") } else if let value = environment["GATEWAY_STORE"], !value.isEmpty {
+                (value, "GATEWAY_STORE")
+            } else { (nil, "") }
+        guard let text else { return configured ?? .sqlite(path: StoreLocation.defaultSQLitePath) }
         do {
-            return try SQLiteStore(path: store)
+            return try StoreLocation(parsing: text, environment: environment)
         } catch {
-            throw CommandFailure(message: "--store \(store): \(error)")
+            throw CommandFailure(message: "\(origin): \(error)", status: 2)
+        }
+    }
+
+    /// Opens the store, runs `body` with it, and closes it after, on every path; the store's errors become one clear
+    /// line (naming the location, never a password).
+    /// - Parameter purpose: `.dryRun` for a command that stores nothing (it creates no file), `.inspect` for an
+    ///   operator's look that migrates nothing.
+    func withStore<T>(
+        purpose: StoreOpeningPurpose = .readWrite, configured: StoreLocation? = nil,
+        _ body: (any ManagedStore) async throws -> T
+    ) async throws -> T {
+        try await Self.withStore(try location(configured: configured), purpose: purpose, body)
+    }
+
+    /// ``withStore(purpose:configured:_:)`` for a location given otherwise (`store copy --from/--to`).
+    static func withStore<T>(
+        _ location: StoreLocation, purpose: StoreOpeningPurpose = .readWrite, _ body: (any ManagedStore) async throws -> T
+    ) async throws -> T {
+        do {
+            return try await location.withStore(purpose: purpose, body)
+        } catch let error as StoreError {
+            throw CommandFailure(message: error.description)
         }
     }
 
@@ -67,17 +101,28 @@ var currentActor: String {
 
 /// Builds the pipeline for one command and tears it down after: the store, the policy, the key
 /// resolver and the extraction sandbox (worker processes, stopped on every path).
+/// - Parameter purpose: `.dryRun` for `gateway check`, which stores nothing and creates no store file.
 func withIngestor<T>(
-    state: StateOptions, resolver: ResolverOptions, _ body: (Ingestor) async throws -> T
+    state: StateOptions, resolver: ResolverOptions, purpose: StoreOpeningPurpose = .readWrite,
+    _ body: (Ingestor) async throws -> T
 ) async throws -> T {
     let policy = try state.loadPolicy()
-    let store = try state.openStore()
-    return try await withExtractor(policy: policy) { extractor in
-        let environment = Ingestor.Environment(
-            store: store, policy: policy, resolver: try resolver.makeResolver(), extractor: extractor,
-            publicSuffixes: try state.publicSuffixes())
-        return try await body(Ingestor(environment: environment))
+    return try await state.withStore(purpose: purpose) { store in
+        try await withExtractor(policy: policy) { extractor in
+            let environment = Ingestor.Environment(
+                store: store, policy: policy, resolver: try resolver.makeResolver(), extractor: extractor,
+                publicSuffixes: try state.publicSuffixes())
+            return try await body(Ingestor(environment: environment))
+        }
     }
+}
+
+/// The owner an option names, or a usage error naming the option.
+func ownerOption(_ text: String, option: String = "--owner") throws(CommandFailure) -> OwnerAddress {
+    guard let owner = OwnerAddress(text) else {
+        throw CommandFailure(message: "\(option) \(text): not an email address an owner can have", status: 2)
+    }
+    return owner
 }
 
 /// Runs `body` with the extractor `policy` asks for, and stops it after, on every path: a pool of

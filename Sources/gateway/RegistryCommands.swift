@@ -86,14 +86,16 @@ struct DomainsCommand: AsyncParsableCommand {
             } else {
                 filter = nil
             }
-            let store = try state.openStore()
-            let domains = try await store.registeredDomains(status: filter)
+            let (domains, all) = try await state.withStore { store in
+                let domains = try await store.registeredDomains(status: filter)
+                let all = domains.isEmpty && filter != nil ? try await store.registeredDomains(status: nil).count : 0
+                return (domains, all)
+            }
             if json { return try Terminal.json(domains) }
             for domain in domains {
                 Terminal.line("\(domain.domain.padding(toLength: 32, withPad: " ", startingAt: 0)) \(domain.status.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0)) \(domain.contact ?? "")")
             }
             if domains.isEmpty {
-                let all = filter == nil ? 0 : try await store.registeredDomains(status: nil).count
                 if let filter, all > 0 {
                     Terminal.line("no \(filter.rawValue) domains (\(all) registered: gateway domains list shows them)")
                 } else {
@@ -110,13 +112,14 @@ struct DomainsCommand: AsyncParsableCommand {
         @OptionGroup var state: StateOptions
 
         func run() async throws {
-            let store = try state.openStore()
             let name: DomainName
             do { name = try DomainName(normalizing: domain) } catch { throw CommandFailure(message: error.description, status: 2) }
-            guard let entry = try await store.registeredDomain(name.ascii) else {
+            let (found, changes) = try await state.withStore { store in
+                (try await store.registeredDomain(name.ascii), try await store.domainChanges(domain: name.ascii, limit: 100))
+            }
+            guard let entry = found else {
                 throw CommandFailure(message: "\(name.ascii) is not registered")
             }
-            let changes = try await store.domainChanges(domain: name.ascii, limit: 100)
             if json {
                 struct Shown: Encodable { var registration: RegisteredDomain; var changes: [DomainChange] }
                 return try Terminal.json(Shown(registration: entry, changes: changes))
@@ -145,12 +148,16 @@ struct DomainsCommand: AsyncParsableCommand {
     }
 
     static func setStatus(_ domain: String, _ status: RegisteredDomain.Status, state: StateOptions) async throws {
-        let registry = DomainRegistry(store: try state.openStore(), policy: try state.loadPolicy(), publicSuffixes: try state.publicSuffixes())
-        do {
-            let entry = try await registry.setStatus(domain, status, by: currentActor)
-            Terminal.line("\(entry.domain): \(entry.status.rawValue)")
-        } catch let error as AdmissionError {
-            throw CommandFailure(message: error.description)
+        let policy = try state.loadPolicy()
+        let publicSuffixes = try state.publicSuffixes()
+        try await state.withStore { store in
+            let registry = DomainRegistry(store: store, policy: policy, publicSuffixes: publicSuffixes)
+            do {
+                let entry = try await registry.setStatus(domain, status, by: currentActor)
+                Terminal.line("\(entry.domain): \(entry.status.rawValue)")
+            } catch let error as AdmissionError {
+                throw CommandFailure(message: error.description)
+            }
         }
     }
 }
@@ -173,8 +180,8 @@ struct FlagsCommand: AsyncParsableCommand {
         @OptionGroup var state: StateOptions
 
         func run() async throws {
-            let controller = FlagController(store: try state.openStore(), policy: try state.loadPolicy())
-            let statuses = try await controller.statuses()
+            let policy = try state.loadPolicy()
+            let statuses = try await state.withStore { try await FlagController(store: $0, policy: policy).statuses() }
             if json { return try Terminal.json(statuses) }
             for status in statuses {
                 var line = "\(status.name.padding(toLength: 26, withPad: " ", startingAt: 0)) \(status.enabled ? "on " : "off")"
@@ -205,13 +212,16 @@ struct FlagsCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let controller = FlagController(store: try state.openStore(), policy: try state.loadPolicy())
-            do {
-                let flag = DeveloperFlag(rawValue: name)!
-                let result = try await controller.set(flag, enabled: value == "on", for: duration.flatMap(parseDuration), by: currentActor)
-                Terminal.line("\(result.name): \(result.enabled ? "on until \(result.expiresAt?.formatted(.iso8601) ?? "?")" : "off")")
-            } catch let error as AdmissionError {
-                throw CommandFailure(message: error.description)
+            let policy = try state.loadPolicy()
+            try await state.withStore { store in
+                let controller = FlagController(store: store, policy: policy)
+                do {
+                    let flag = DeveloperFlag(rawValue: name)!
+                    let result = try await controller.set(flag, enabled: value == "on", for: duration.flatMap(parseDuration), by: currentActor)
+                    Terminal.line("\(result.name): \(result.enabled ? "on until \(result.expiresAt?.formatted(.iso8601) ?? "?")" : "off")")
+                } catch let error as AdmissionError {
+                    throw CommandFailure(message: error.description)
+                }
             }
         }
     }

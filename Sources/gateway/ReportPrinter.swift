@@ -5,6 +5,10 @@ import Store
 /// How `ingest` and `check` print a report: one line per reservation, then the codes.
 enum ReportPrinter {
     static func print(_ report: IngestionReport) {
+        if report.isWithoutMarkup {
+            Terminal.line("\(report.source): no markup · not authenticated, stored or logged (\(IngestionReport.noMarkupCode))")
+            return
+        }
         var head = "\(report.source): \(report.dryRun ? "would be " : "")\(report.verdict.rawValue)"
         if let domain = report.sourceDomain { head += " · from \(domain)" }
         if let dkim = report.dkim { head += " · dkim=\(dkim)" }

@@ -51,9 +51,11 @@ struct ServeCommand: AsyncParsableCommand {
         var logger = Logger(label: "gateway")
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
         let policy = try state.loadPolicy()
-        let store = try state.openStore()
+        let location = try state.location(configured: configuration.store)
         let keyResolver = try resolver.makeResolver()
         let publicSuffixes = try state.publicSuffixes()
+        // The store runs around the server: opened first, closed after the server has drained.
+        try await StateOptions.withStore(location) { store in
         try await withSandbox(policy: policy) { extractor, pool in
             var environment = Ingestor.Environment(
                 store: store, policy: policy, resolver: keyResolver, extractor: extractor, publicSuffixes: publicSuffixes)
@@ -77,7 +79,7 @@ struct ServeCommand: AsyncParsableCommand {
                 let shown = "\(address.ipAddress ?? "?"):\(address.port ?? 0)"
                 switch listener {
                 case .http:
-                    Terminal.line("gateway: HTTP API on \(scheme)://\(shown) (store \(state.store), \(policy.name) policy)")
+                    Terminal.line("gateway: HTTP API on \(scheme)://\(shown) (store \(location), \(policy.name) policy)")
                     if let generated {
                         Terminal.line("gateway: admin token, shown this once (keep it; GATEWAY_ADMIN_TOKEN sets your own):")
                         Terminal.line("    \(generated)")
@@ -89,6 +91,7 @@ struct ServeCommand: AsyncParsableCommand {
                 }
             }
             Terminal.line("gateway: stopped")
+        }
         }
     }
 

@@ -32,17 +32,18 @@ struct LogCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let store = try state.openStore()
         let start = since.flatMap(parseSince)
         let domainFilter = domain?.lowercased()
-        var entries = try await store.entries(domain: domainFilter, since: start, afterID: nil, limit: limit)
-        var lastID = entries.last?.id ?? 0
-        print(entries)
-        while follow {
-            try await Task.sleep(for: .seconds(1))
-            entries = try await store.entries(domain: domainFilter, since: start, afterID: lastID, limit: 1000)
-            lastID = entries.last?.id ?? lastID
+        try await state.withStore { store in
+            var entries = try await store.entries(domain: domainFilter, since: start, afterID: nil, limit: limit)
+            var lastID = entries.last?.id ?? 0
             print(entries)
+            while follow {
+                try await Task.sleep(for: .seconds(1))
+                entries = try await store.entries(domain: domainFilter, since: start, afterID: lastID, limit: 1000)
+                lastID = entries.last?.id ?? lastID
+                print(entries)
+            }
         }
     }
 
@@ -57,18 +58,17 @@ struct LogCommand: AsyncParsableCommand {
             if let source = entry.source { line += " \(source)" }
             if !entry.codes.isEmpty { line += " [\(entry.codes.joined(separator: ", "))]" }
             if !entry.flags.isEmpty { line += " under \(entry.flags.joined(separator: ", "))" }
+            if !entry.owners.isEmpty { line += " for \(entry.owners.map(\.address).joined(separator: ", "))" }
             Terminal.line(line)
-            // One line per item and outcome; an item stored for several owners is counted, not repeated.
-            var lines: [(String, Int)] = []
+            // One line per item and owner it was stored for; an item refused before any owner, once.
             for item in entry.reservations {
                 let outcome = item.outcome.map { outcome -> String in
                     if case .updated(let version) = outcome { return "updated v\(version)" }
                     return outcome.code
                 } ?? (entry.verdict == .deferred ? "deferred" : "rejected")
-                let line = "    \(item.itemReference): \(outcome)\(item.codes.isEmpty ? "" : " [\(item.codes.joined(separator: ", "))]")"
-                if let index = lines.firstIndex(where: { $0.0 == line }) { lines[index].1 += 1 } else { lines.append((line, 1)) }
+                let owner = item.owner.map { " → \($0.address)" } ?? ""
+                Terminal.line("    \(item.itemReference)\(owner): \(outcome)\(item.codes.isEmpty ? "" : " [\(item.codes.joined(separator: ", "))]")")
             }
-            for (line, count) in lines { Terminal.line(count > 1 ? "\(line) (\(count) owners)" : line) }
         }
     }
 }
@@ -87,12 +87,10 @@ struct ReservationsCommand: AsyncParsableCommand {
         @OptionGroup var state: StateOptions
 
         func run() async throws {
-            let store = try state.openStore()
-            let reservations: [StoredReservation]
-            if let owner {
-                reservations = try await store.list(owner: owner.lowercased())
-            } else {
-                reservations = try await store.listAll(limit: 10_000)
+            let owner = try self.owner.map { try ownerOption($0) }
+            let reservations = try await state.withStore { store in
+                if let owner { return try await store.list(owner: owner) }
+                return try await store.listAll(limit: 10_000)
             }
             if json { return try Terminal.json(reservations.map(ReservationView.init)) }
             for reservation in reservations {
@@ -115,20 +113,26 @@ struct ReservationsCommand: AsyncParsableCommand {
         @OptionGroup var state: StateOptions
 
         func run() async throws {
-            let store = try state.openStore()
-            var found: [StoredReservation] = []
-            let owners: [String]
-            if let owner {
-                owners = [owner.lowercased()]
-            } else {
-                owners = Array(Swift.Set(try await store.listAll(limit: 100_000).map(\.owner))).sorted()
-            }
-            for owner in owners {
-                found += try await store.lookup(containerReference: reference, itemReferences: items, owner: owner, sourceDomain: domain?.lowercased())
+            let owner = try self.owner.map { try ownerOption($0) }
+            let found = try await state.withStore { store in
+                let owners: [OwnerAddress]
+                if let owner {
+                    owners = [owner]
+                } else {
+                    owners = Array(Swift.Set(try await store.listAll(limit: 100_000).map(\.owner))).sorted()
+                }
+                var found: [(StoredReservation, [ReservationHistoryEntry])] = []
+                for owner in owners {
+                    for reservation in try await store.lookup(
+                        containerReference: reference, itemReferences: items, owner: owner, sourceDomain: domain?.lowercased())
+                    {
+                        found.append((reservation, try await store.history(of: reservation.id)))
+                    }
+                }
+                return found
             }
             guard !found.isEmpty else { throw CommandFailure(message: "no reservation \(reference)\(items.isEmpty ? "" : " with items \(items.joined(separator: ", "))")") }
-            for reservation in found {
-                let history = try await store.history(of: reservation.id)
+            for (reservation, history) in found {
                 if json {
                     var shown = ReservationView(reservation)
                     shown.history = history.map { "v\($0.version) \($0.status.rawValue) \($0.recordedAt.formatted(.iso8601))" }
@@ -157,8 +161,8 @@ struct ReservationsCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let store = try state.openStore()
-            Terminal.write(CalendarFeed.render(try await store.list(owner: owner.lowercased())))
+            let owner = try ownerOption(self.owner)
+            Terminal.write(CalendarFeed.render(try await state.withStore { try await $0.list(owner: owner) }))
         }
     }
 }

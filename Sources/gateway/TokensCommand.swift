@@ -30,11 +30,13 @@ struct TokensCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let authority = TokenAuthority(store: try state.openStore())
             let role = AccessToken.Role(rawValue: role)!
             do {
-                let subject = try await authority.subject(for: role, subject ?? "")
-                let issued = try await authority.issue(role: role, subject: subject, label: label, by: currentActor)
+                let (subject, issued) = try await state.withStore { store in
+                    let authority = TokenAuthority(store: store)
+                    let subject = try await authority.subject(for: role, self.subject ?? "")
+                    return (subject, try await authority.issue(role: role, subject: subject, label: label, by: currentActor))
+                }
                 if json {
                     struct Issued: Encodable { var token: AccessToken; var secret: String }
                     return try Terminal.json(Issued(token: issued.token, secret: issued.secret))
@@ -59,7 +61,7 @@ struct TokensCommand: AsyncParsableCommand {
                 guard let parsed = AccessToken.Role(rawValue: role) else { throw ValidationError("--role is admin, sender or owner") }
                 filter = parsed
             }
-            let tokens = try await state.openStore().tokens(role: filter)
+            let tokens = try await state.withStore { try await $0.tokens(role: filter) }
             if json { return try Terminal.json(tokens) }
             for token in tokens {
                 // An admin token has no subject: nothing is printed for it, not an empty field.
@@ -82,7 +84,7 @@ struct TokensCommand: AsyncParsableCommand {
         @OptionGroup var state: StateOptions
 
         func run() async throws {
-            guard try await state.openStore().revokeToken(id: id) else {
+            guard try await state.withStore({ try await $0.revokeToken(id: id) }) else {
                 throw CommandFailure(message: "no unrevoked token #\(id)")
             }
             Terminal.line("token #\(id) revoked")

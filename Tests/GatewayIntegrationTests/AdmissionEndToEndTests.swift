@@ -482,10 +482,11 @@ struct AdmissionEndToEndTests {
             #expect(log.last?.reservations.first?.outcome?.outcome == "created")
             // The text log says the item was deferred, not refused.
             let text = try await cli.run(["log", "--domain", "skyways.example"])
-            let itemLines = text.stdout.split(separator: "\n").filter { $0.hasPrefix("    K7QF2M:") }
+            let itemLines = text.stdout.split(separator: "\n").filter { $0.hasPrefix("    K7QF2M") }
             #expect(itemLines.count == 2)
             #expect(itemLines.first?.hasPrefix("    K7QF2M: deferred") == true)
-            #expect(itemLines.last?.hasPrefix("    K7QF2M: created") == true)
+            // Admitted, the item's outcome names its owner.
+            #expect(itemLines.last?.hasPrefix("    K7QF2M → \(Self.eva): created") == true)
         }
     }
 

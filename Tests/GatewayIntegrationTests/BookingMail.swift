@@ -189,12 +189,15 @@ extension BookingMail {
     }
 
     /// A train booking from Nordic Rail (JSON-LD, station addresses with non-ASCII letters).
-    static func train(reservationNumber: String, to: String, messageID: String) -> [UInt8] {
+    static func train(
+        reservationNumber: String, to: String, messageID: String, trainNumber: String = "812",
+        date: String = "Mon, 02 Nov 2026 09:14:03 +0100"
+    ) -> [UInt8] {
         let jsonLD = """
             {"@context": "http://schema.org", "@type": "TrainReservation",
              "reservationNumber": "\(reservationNumber)", "reservationStatus": "http://schema.org/Confirmed",
              "underName": {"@type": "Person", "name": "Eva Green"},
-             "reservationFor": {"@type": "TrainTrip", "trainNumber": "812",
+             "reservationFor": {"@type": "TrainTrip", "trainNumber": "\(trainNumber)",
               "provider": {"@type": "Organization", "name": "Nordic Rail"},
               "departureStation": {"@type": "TrainStation", "name": "Oslo S",
                "address": {"@type": "PostalAddress", "streetAddress": "Jernbanetorget 1", "addressLocality": "Oslo", "addressCountry": "NO"}},
@@ -205,8 +208,8 @@ extension BookingMail {
             """
         return message(
             from: "\"Nordic Rail\" <bookings@nordic-rail.example>", to: [to], subject: "Your booking \(reservationNumber) is confirmed",
-            date: "Mon, 02 Nov 2026 09:14:03 +0100", messageID: messageID,
-            text: "Your booking \(reservationNumber) is confirmed.\nTrain 812, Oslo S -> Bergen, 26 June 2026 08:25.",
+            date: date, messageID: messageID,
+            text: "Your booking \(reservationNumber) is confirmed.\nTrain \(trainNumber), Oslo S -> Bergen, 26 June 2026 08:25.",
             html: html(jsonLD: jsonLD, body: "<p>Your booking <b>\(reservationNumber)</b> is confirmed. See you on board!</p>"))
     }
 }

@@ -31,13 +31,20 @@ struct GatewayCLI {
     }
 
     /// Runs `gateway ARGUMENTS --store S --policy P` (and `--nameserver N` when `resolver`).
-    func run(_ arguments: [String], policy: String? = "development", resolver: Bool = false, nameserver: String? = nil) async throws -> Result {
+    /// - Parameters:
+    ///   - store: the `--store` given with the policy (default: this directory's SQLite file).
+    ///   - environment: variables set for the command (`GATEWAY_STORE`, `PGPASSWORD`, ...).
+    func run(
+        _ arguments: [String], policy: String? = "development", resolver: Bool = false, nameserver: String? = nil,
+        store: String? = nil, environment: [String: String] = [:]
+    ) async throws -> Result {
         let gateway = try #require(Self.executable, "no gateway executable next to the tests: run swift build --build-tests")
         var full = arguments
-        if let policy { full += ["--store", store, "--policy", policy] }
+        if let policy { full += ["--store", store ?? self.store, "--policy", policy] }
         if resolver { full += ["--nameserver", nameserver ?? self.nameserver] }
         // env -C: the working directory is the temporary directory, not the package root.
-        let result = try await Integration.run("/usr/bin/env", ["-C", directory.path, gateway] + full)
+        let variables = environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+        let result = try await Integration.run("/usr/bin/env", ["-C", directory.path] + variables + [gateway] + full)
         return Result(status: result.status, stdout: result.text, stderr: result.error)
     }
 
@@ -155,6 +162,7 @@ struct LogEntry: Decodable {
 
     struct Reservation: Decodable {
         var itemReference: String
+        var owner: String?
         var outcome: Outcome?
         var codes: [String]?
     }
@@ -165,7 +173,7 @@ struct LogEntry: Decodable {
     var channel: String
     var sourceDomain: String?
     var source: String?
-    var owner: String?
+    var owners: [String]
     var verdict: String
     var codes: [String]
     var flags: [String]

@@ -461,7 +461,7 @@ struct ServerEndToEndTests {
 
             // Each acknowledged delivery was decided exactly once: one admitted log entry per message and owner.
             let decisions = try await restarted.log(domain: "skyways.example").filter { $0.verdict == "admitted" }
-                .map { "\($0.source ?? "?") \($0.owner ?? "?")" }.sorted()
+                .map { "\($0.source ?? "?") \($0.owners.joined(separator: ","))" }.sorted()
             #expect(
                 decisions == [
                     "<K7QF2M.1@skyways.example> \(Self.eva)", "<RXJ34P.1@skyways.example> \(Self.tom)",

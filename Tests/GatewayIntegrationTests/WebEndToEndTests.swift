@@ -53,7 +53,8 @@ struct WebEndToEndTests {
             #expect(entry.verdict == "admitted")
             #expect(entry.codes.isEmpty && entry.flags.isEmpty)
             #expect(entry.sourceDomain == Self.booking)
-            #expect(entry.owner == WebGateway.owner)
+            #expect(entry.owners == [WebGateway.owner])
+            #expect(entry.reservations.allSatisfy { $0.owner == WebGateway.owner })
             #expect(entry.source == (try await web.source(url, certificate: "booking.example.test.pem")))
             #expect(entry.reservations.map { $0.outcome?.outcome } == ["created", "created"])
 
@@ -273,7 +274,7 @@ struct WebEndToEndTests {
         #expect(entry.codes == [code], sourceLocation: sourceLocation)
         #expect(entry.flags.isEmpty, sourceLocation: sourceLocation)
         #expect(entry.sourceDomain == domain, sourceLocation: sourceLocation)
-        #expect(entry.owner == WebGateway.owner, sourceLocation: sourceLocation)
+        #expect(entry.owners == [WebGateway.owner], sourceLocation: sourceLocation)
     }
 
     /// Both flags on, `url` is still refused with `code`; the flags are off again afterwards.

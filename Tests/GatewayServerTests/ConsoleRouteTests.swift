@@ -5,6 +5,7 @@ import Hummingbird
 import HummingbirdTesting
 import Ingestion
 import MailMessage
+import SQLiteStore
 import Store
 import Testing
 
@@ -163,7 +164,7 @@ struct ConsoleRouteTests {
         let fixture = try await ServerFixture()
         // A second node: its own store connection on the same file, its own services.
         let second = try SQLiteStore(path: fixture.directory + "/gateway.sqlite")
-        defer { try? second.close() }
+        defer { try? second.closeNow() }
         let nodeB = TokenAuthority(store: second)
         let started = try #require(try await fixture.services.tokens.startSession(signingInWith: ServerFixture.adminSecret))
         let seen = try #require(try await nodeB.session(started.secret, now: Date()))
@@ -346,7 +347,7 @@ struct ConsoleRouteTests {
             _ = try await store.append(
                 DecisionLogEntry(
                     time: start.addingTimeInterval(Double(index) * 60), channel: index % 2 == 0 ? .lmtp : .http,
-                    sourceDomain: domain, source: "<m\(index)@\(domain)>", owner: eva, contentHash: "h\(index)",
+                    sourceDomain: domain, source: "<m\(index)@\(domain)>", owners: [OwnerAddress(eva)!], contentHash: "h\(index)",
                     verdict: verdict, codes: codes))
         }
     }

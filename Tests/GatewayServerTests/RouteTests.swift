@@ -4,6 +4,7 @@ import Ingestion
 import Hummingbird
 import HummingbirdTesting
 import Sandbox
+import SQLiteStore
 import Store
 import Testing
 
@@ -73,8 +74,16 @@ struct RouteTests {
             #expect(admitted.object["dkim"] as? String == "pass")
             #expect(admitted.object["channel"] as? String == "http")
             let stored = try await fixture.store.listAll(limit: 100)
-            #expect(Set(stored.map(\.owner)) == [Self.eva, Self.tom])
+            #expect(Set(stored.map(\.owner.address)) == [Self.eva, Self.tom])
             #expect(stored.allSatisfy { $0.sourceDomain == "skyways.example" && $0.version == 1 })
+
+            // The log names the owners as addresses, and the owner of each item's outcome (issue 13).
+            let logged = try #require(
+                (try await client.call(.get, "/v1/log", token: skyways).object["entries"] as? [[String: Any]])?.last)
+            #expect(Set(logged["owners"] as? [String] ?? []) == [Self.eva, Self.tom])
+            let outcomes = try #require(logged["reservations"] as? [[String: Any]])
+            #expect(Set(outcomes.compactMap { $0["owner"] as? String }) == [Self.eva, Self.tom])
+            #expect(outcomes.count == stored.count && outcomes.allSatisfy { $0["owner"] is String })
 
             // The same message again changes nothing.
             let again = try await client.call(.post, "/v1/messages", token: skyways, body: flight)
@@ -122,7 +131,7 @@ struct RouteTests {
             #expect(try await client.call(.get, "/v1/reservations?owner=\(Self.tom)", token: eva).status == .forbidden)
 
             // Another owner's record is "not found", as if it did not exist.
-            let toms = try await fixture.store.list(owner: Self.tom)
+            let toms = try await fixture.store.list(owner: OwnerAddress(Self.tom)!)
             let tomsID = try #require(toms.first?.id)
             #expect(try await client.call(.get, "/v1/reservations/\(tomsID)", token: eva).status == .notFound)
             let evasID = try #require(mine.array.first?["id"] as? Int)

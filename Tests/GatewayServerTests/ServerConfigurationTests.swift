@@ -1,5 +1,6 @@
 import Foundation
 import GatewayServer
+import Store
 import Testing
 
 @Suite("Server configuration")
@@ -36,9 +37,18 @@ struct ServerConfigurationTests {
         "tls:\n  certificate: a.pem",
         "lmtp-refuse-rejected: sometimes",
         "- a list",
+        "store: mysql://root@db/gateway",  // issue 19: an unknown scheme never becomes a folder named after it
+        "store: postgres:gateway",
     ])
     func aBadFileIsRefusedWithTheKeyNamed(_ yaml: String) {
         #expect(throws: ServerConfigurationError.self) { try ServerConfiguration.parse(yaml: yaml) }
+    }
+
+    @Test func theStoreKeyIsParsedOnce() throws {
+        #expect(try ServerConfiguration.parse(yaml: "store: /srv/g.sqlite").store == .sqlite(path: "/srv/g.sqlite"))
+        let configuration = try ServerConfiguration.parse(yaml: "store: postgres://gw@db.example:5433/gateway?sslmode=require")
+        #expect(configuration.store?.description == "postgres://gw@db.example:5433/gateway?sslmode=require")
+        #expect(try ServerConfiguration.parse(yaml: "").store == nil)
     }
 
     @Test func listenersParse() throws {
@@ -55,9 +65,12 @@ struct ExampleConfigurationTests {
         let configuration = try ServerConfiguration.load(path: path)
         #expect(configuration.http == .init(host: "127.0.0.1", port: 8080))
         #expect(configuration.maxQueuedIngestions == 512)
-        // The example lists every setting with its default.
-        #expect(configuration == ServerConfiguration())
+        // The example lists every setting with its default (the store's default, written out).
+        var defaults = ServerConfiguration()
+        defaults.store = .sqlite(path: "var/gateway.sqlite")
+        #expect(configuration == defaults)
         #expect(configuration.requestHeaderTimeoutSeconds == 5)
         #expect(configuration.maxConnectionsPerClient == 64)
+        #expect(configuration.store == .sqlite(path: "var/gateway.sqlite"))
     }
 }

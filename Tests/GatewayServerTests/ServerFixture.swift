@@ -6,6 +6,7 @@ import Hummingbird
 import HummingbirdTesting
 import Ingestion
 import Sandbox
+import SQLiteStore
 import Store
 import Synchronization
 import Testing
@@ -40,7 +41,7 @@ final class ServerFixture: Sendable {
     }
 
     deinit {
-        try? store.close()
+        try? store.closeNow()
         try? FileManager.default.removeItem(atPath: directory)
     }
 

@@ -34,9 +34,10 @@ struct CalendarFeedTests {
     func stored(_ reservation: Reservation, version: Int = 1, status: StoredReservation.Status = .confirmed, item: String = "RXJ34P-UA110") throws -> StoredReservation {
         let payload = try JSONEncoder().encode(StoredPayload(reservation: reservation, markup: .object([:])))
         return StoredReservation(
-            id: 1, owner: "eva@guest.example.net", sourceDomain: "skyways.example", containerReference: "RXJ34P",
-            itemReference: item, status: status, isMinimalCancellation: false, modifiedTime: nil, kind: "flight",
-            payload: payload, flags: [], source: "test", version: version, createdAt: Date(), updatedAt: Date(), cancelledAt: nil)
+            id: 1,
+            key: ReservationKey(owner: OwnerAddress("eva@guest.example.net")!, sourceDomain: "skyways.example", itemReference: item),
+            content: ReservationContent(containerReference: "RXJ34P", status: status, kind: "flight", payload: payload, source: "test"),
+            version: version, createdAt: Date(), updatedAt: Date(), cancelledAt: nil)
     }
 
     @Test("A confirmed flight is one VEVENT with UTC times, a title, a location and CRLF lines")

@@ -35,6 +35,8 @@ struct MessageDataReaderTests {
         ("\r\n.\r\n", "\r\n"),
         (".\rx\r\n.\r\n", "\rx\r\n"),
         ("line\r\r\n.\r\n", "line\r\r\n"),
+        // Runs of ordinary lines (copied in one piece) broken by stuffing, a bare LF and an empty line.
+        ("one\r\ntwo\r\n..three\r\nfour\r\nfive\nsix\r\n\r\nseven\r\n.\r\n", "one\r\ntwo\r\n.three\r\nfour\r\nfive\nsix\r\n\r\nseven\r\n"),
     ])
     func unstuffs(input: String, expected: String) {
         // Every chunking must give the same result: the state machine must carry across chunk ends.

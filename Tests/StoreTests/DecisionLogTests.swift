@@ -2,23 +2,27 @@ import Foundation
 import Store
 import Testing
 
-@Suite("Decision log")
+@Suite("Store conformance: the decision log and ingest, on every backend")
 struct DecisionLogTests {
     static func entry(
         hours: Double, domain: String?, verdict: DecisionLogEntry.Verdict = .admitted, codes: [String] = []
     ) -> DecisionLogEntry {
         DecisionLogEntry(
             time: Sample.time(hours), channel: .email, sourceDomain: domain, source: "<\(hours)@example>",
-            owner: Sample.owner, contentHash: "sha256:\(hours)", verdict: verdict, codes: codes)
+            owners: [Sample.owner], contentHash: "sha256:\(hours)", verdict: verdict, codes: codes)
     }
 
-    @Test func appendAssignsIncreasingIDsAndKeepsEveryField() async throws {
-        try await withStore { store, _ in
+    @Test(arguments: StoreBackend.all) func appendAssignsIncreasingIDsAndKeepsEveryField(backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
             let written = DecisionLogEntry(
                 time: Sample.time(1), channel: .web, sourceDomain: "Hotel.Example", source: "https://hotel.example/b/1",
-                owner: Sample.owner, contentHash: "sha256:ab12", verdict: .partial,
+                owners: [Sample.owner, Sample.bob], contentHash: "sha256:ab12", verdict: .partial,
                 codes: ["markup.missing-property reservationFor.startDate"], flags: ["allow-any-domain"],
-                reservations: [ReservationOutcomeRecord(itemReference: "H1", outcome: .updated(version: 3))])
+                reservations: [
+                    ReservationOutcomeRecord(itemReference: "H1", owner: Sample.owner, outcome: .updated(version: 3)),
+                    ReservationOutcomeRecord(itemReference: "H1", owner: Sample.bob, outcome: .created),
+                    ReservationOutcomeRecord(itemReference: "H2", outcome: nil, codes: ["markup.missing-property x"]),
+                ])
             let first = try await store.append(written)
             let second = try await store.append(Self.entry(hours: 2, domain: nil, verdict: .rejected))
             let firstID = try #require(first.id)
@@ -27,6 +31,7 @@ struct DecisionLogTests {
 
             var expected = written
             expected.id = firstID
+            expected.time = StoreTime.truncated(written.time)
             expected.sourceDomain = "hotel.example"
             let read = try await store.entries(domain: nil, since: nil, afterID: nil, limit: 10)
             #expect(read.first == expected)
@@ -34,8 +39,8 @@ struct DecisionLogTests {
         }
     }
 
-    @Test func filtersByDomainSinceAndAfterIDNewestLast() async throws {
-        try await withStore { store, _ in
+    @Test(arguments: StoreBackend.all) func filtersByDomainSinceAndAfterIDNewestLast(backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
             var ids: [Int64] = []
             for hour in 0..<10 {
                 let domain = hour.isMultiple(of: 2) ? "airline.example" : "hotel.example"
@@ -67,12 +72,14 @@ struct DecisionLogTests {
         }
     }
 
-    @Test func aDomainFilterCoversSubdomainsAndNothingThatOnlyEndsTheSame() async throws {
-        try await withStore { store, _ in
+    @Test(arguments: StoreBackend.all) func aDomainFilterCoversSubdomainsAndNothingThatOnlyEndsTheSame(backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
             let domains = ["airline.example", "mail.airline.example", "badairline.example", "a_b.example", "mail.axb.example"]
             var ids: [String: Int64] = [:]
             for (hour, domain) in domains.enumerated() {
-                ids[domain] = try #require(try await store.append(Self.entry(hours: Double(hour), domain: domain)).id)
+                let stored = try await store.append(Self.entry(hours: Double(hour), domain: domain))
+                let id: Int64 = try #require(stored.id)
+                ids[domain] = id
             }
             let airline = try await store.entries(domain: "airline.example", since: nil, afterID: nil, limit: 100)
             #expect(airline.compactMap(\.id) == [ids["airline.example"], ids["mail.airline.example"]].compactMap { $0 })
@@ -82,9 +89,9 @@ struct DecisionLogTests {
         }
     }
 
-    @Test func ingestAppliesLogsAndUnspoolsTogether() async throws {
+    @Test(arguments: StoreBackend.all) func ingestAppliesLogsAndUnspoolsTogether(backend: StoreBackend) async throws {
         let clock = TestClock()
-        try await withStore(clock: clock) { store, _ in
+        try await withStore(backend, clock: clock) { store in
             let spooled = try await store.spool(
                 Data("raw message".utf8), channel: .lmtp, owner: Sample.owner, reasonCode: "dns.temperror",
                 nextAttemptAt: clock.now)
@@ -96,8 +103,9 @@ struct DecisionLogTests {
             #expect(stored.id != nil)
             #expect(
                 stored.reservations == [
-                    ReservationOutcomeRecord(itemReference: "B9C8-XX815", outcome: .created),
-                    ReservationOutcomeRecord(itemReference: "B9C8-XX816", outcome: .updated(version: 2)),
+                    ReservationOutcomeRecord(itemReference: "B9C8-XX815", owner: Sample.owner, outcome: .created),
+                    ReservationOutcomeRecord(
+                        itemReference: "B9C8-XX816", owner: Sample.owner, outcome: .updated(version: 2)),
                 ])
             #expect(try await store.entries(domain: Sample.domain, since: nil, afterID: nil, limit: 5) == [stored])
             #expect(try await store.spooledMessage(id: spooled.id) == nil)
@@ -105,14 +113,14 @@ struct DecisionLogTests {
         }
     }
 
-    @Test func aFailedIngestLeavesNoTrace() async throws {
+    @Test(arguments: StoreBackend.all) func aFailedIngestLeavesNoTrace(backend: StoreBackend) async throws {
         let clock = TestClock()
-        try await withStore(clock: clock) { store, _ in
+        try await withStore(backend, clock: clock) { store in
             let spooled = try await store.spool(
                 Data("raw".utf8), channel: .lmtp, owner: Sample.owner, reasonCode: "dns.temperror",
                 nextAttemptAt: clock.now)
             var invalid = Sample.flight(item: "B9C8-XX816")
-            invalid.kind = ""
+            invalid.content.kind = ""
             let code = await storeErrorCode {
                 _ = try await store.ingest(
                     [Sample.flight(), invalid], decision: Self.entry(hours: 1, domain: Sample.domain),

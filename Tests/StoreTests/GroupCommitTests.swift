@@ -1,73 +1,59 @@
 import Foundation
+import Store
 import Synchronization
 import Testing
 
-@testable import Store
-
-/// Concurrent `ingest` calls share write transactions (`SQLiteStore.GroupCommit`): every caller still gets
-/// its own result, a failure stays with its caller, and a failed transaction fails only the calls it held.
-@Suite("Group commit of concurrent ingestions")
+/// Concurrent calls share write transactions (``GroupCommit``, which both database backends use): every caller still
+/// gets its own result, a failure stays with its caller, and a failed transaction fails only the calls it held.
+@Suite("Group commit")
 struct GroupCommitTests {
-    static func request(_ index: Int) -> SQLiteStore.IngestionRequest {
-        SQLiteStore.IngestionRequest(
-            reservations: [], decision: DecisionLogTests.entry(hours: Double(index), domain: Sample.domain),
-            spoolID: nil,
-            now: Int64(index))
-    }
-
-    /// A write function that records its batches, answers each request with its own `now` as the id, and
-    /// fails the requests (or the whole transaction) the test names.
+    /// A write function that records its batches, answers each request with itself, and fails the requests (or the
+    /// whole transaction) the test names.
     final class Writer: Sendable {
-        let batches = Mutex<[[Int64]]>([])
-        let failing: Set<Int64>
+        let batches = Mutex<[[Int]]>([])
+        let failing: Set<Int>
         let failingTransactions: Set<Int>
 
-        init(failing: Set<Int64> = [], failingTransactions: Set<Int> = []) {
+        init(failing: Set<Int> = [], failingTransactions: Set<Int> = []) {
             self.failing = failing
             self.failingTransactions = failingTransactions
         }
 
-        func write(_ requests: [SQLiteStore.IngestionRequest]) async throws -> [Result<DecisionLogEntry, any Error>]
-        {
+        func write(_ requests: [Int]) async throws -> [Result<Int, any Error>] {
             let number = batches.withLock { batches in
-                batches.append(requests.map(\.now))
+                batches.append(requests)
                 return batches.count - 1
             }
             try await Task.sleep(for: .milliseconds(5))  // a commit takes time: others queue meanwhile
             if failingTransactions.contains(number) { throw StoreError(code: .io, reason: "test: transaction failed") }
             return requests.map { request in
-                if failing.contains(request.now) { return .failure(StoreError(code: .invalidArgument, reason: "test")) }
-                var entry = request.decision
-                entry.id = request.now
-                return .success(entry)
+                failing.contains(request) ? .failure(StoreError(code: .invalidArgument, reason: "test")) : .success(request)
             }
         }
     }
 
     @Test func everyCallerGetsItsOwnResultAndWritesAreShared() async throws {
-        let commit = SQLiteStore.IngestionCommit()
+        let commit = GroupCommit<Int, Int>()
         let writer = Writer()
-        try await withThrowingTaskGroup(of: (Int, Int64?).self) { group in
+        try await withThrowingTaskGroup(of: (Int, Int).self) { group in
             for index in 0..<50 {
-                group.addTask { (index, try await commit.run(Self.request(index), write: writer.write).id) }
+                group.addTask { (index, try await commit.run(index, write: writer.write)) }
             }
-            for try await (index, id) in group { #expect(id == Int64(index)) }
+            for try await (index, result) in group { #expect(result == index) }
         }
         let batches = writer.batches.withLock { $0 }
-        #expect(batches.flatMap { $0 }.sorted() == (0..<50).map(Int64.init))
+        #expect(batches.flatMap { $0 }.sorted() == Array(0..<50))
         #expect(batches.count < 50)
-        #expect(batches.allSatisfy { $0.count <= SQLiteStore.IngestionCommit.maximumBatch })
+        #expect(batches.allSatisfy { $0.count <= GroupCommit<Int, Int>.maximumBatch })
     }
 
     @Test func aFailedRequestFailsAlone() async throws {
-        let commit = SQLiteStore.IngestionCommit()
+        let commit = GroupCommit<Int, Int>()
         let writer = Writer(failing: [7, 21])
         let failed = try await withThrowingTaskGroup(of: Int?.self) { group in
             for index in 0..<30 {
                 group.addTask {
-                    let code = await storeErrorCode {
-                        _ = try await commit.run(Self.request(index), write: writer.write)
-                    }
+                    let code = await storeErrorCode { _ = try await commit.run(index, write: writer.write) }
                     return code == nil ? nil : index
                 }
             }
@@ -79,13 +65,11 @@ struct GroupCommitTests {
     }
 
     @Test func aFailedTransactionFailsItsBatchAndTheNextOneRuns() async throws {
-        let commit = SQLiteStore.IngestionCommit()
+        let commit = GroupCommit<Int, Int>()
         let writer = Writer(failingTransactions: [0])
         let failures = try await withThrowingTaskGroup(of: Bool.self) { group in
             for index in 0..<20 {
-                group.addTask {
-                    await storeErrorCode { _ = try await commit.run(Self.request(index), write: writer.write) } == .io
-                }
+                group.addTask { await storeErrorCode { _ = try await commit.run(index, write: writer.write) } == .io }
             }
             var failures = 0
             for try await failed in group where failed { failures += 1 }
@@ -93,11 +77,11 @@ struct GroupCommitTests {
         }
         let batches = writer.batches.withLock { $0 }
         #expect(failures == batches[0].count)
-        #expect(try await commit.run(Self.request(99), write: writer.write).id == 99)
+        #expect(try await commit.run(99, write: writer.write) == 99)
     }
 
-    @Test func concurrentIngestionsOnSQLiteAllLand() async throws {
-        try await withStore { store, _ in
+    @Test(arguments: StoreBackend.all) func concurrentIngestionsAllLand(backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
             let ids = try await withThrowingTaskGroup(of: Int64?.self) { group in
                 for index in 0..<80 {
                     group.addTask {
@@ -116,17 +100,16 @@ struct GroupCommitTests {
             #expect(try await store.entries(domain: Sample.domain, since: nil, afterID: nil, limit: 100).count == 80)
         }
     }
-}
 
-@Suite("Group commit of concurrent spooling")
-struct SpoolGroupCommitTests {
-    @Test func concurrentSpoolsAreEachStoredOnceWithTheirOwnBytes() async throws {
-        try await withStore { store, _ in
+    @Test(arguments: StoreBackend.all) func concurrentSpoolsAreEachStoredOnceWithTheirOwnBytes(backend: StoreBackend)
+        async throws
+    {
+        try await withStore(backend) { store in
             let ids = try await withThrowingTaskGroup(of: (Int, Int64).self) { group in
                 for index in 0..<60 {
                     group.addTask {
                         let spooled = try await store.spool(
-                            Data("message \(index)".utf8), channel: .lmtp, owner: "o\(index)@example.org",
+                            Data("message \(index)".utf8), channel: .lmtp, owner: OwnerAddress("o\(index)@example.org"),
                             reasonCode: "lmtp.received", nextAttemptAt: Date())
                         return (index, spooled.id)
                     }
@@ -139,7 +122,7 @@ struct SpoolGroupCommitTests {
             #expect(try await store.spooledMessageCount() == 60)
             for (index, id) in ids {
                 let stored = try #require(try await store.spooledMessage(id: id))
-                #expect(stored.bytes == Data("message \(index)".utf8) && stored.owner == "o\(index)@example.org")
+                #expect(stored.bytes == Data("message \(index)".utf8) && stored.owner?.address == "o\(index)@example.org")
             }
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import SQLiteStore
 import Store
 import Testing
 
@@ -9,7 +10,7 @@ struct SQLiteStoreOpeningTests {
         let directory = try TemporaryDirectory()
         let store = try SQLiteStore(path: directory.databasePath, configuration: fastConfiguration)
         _ = try await store.apply(Sample.flight())
-        try store.close()
+        try store.closeNow()
 
         let attributes = try FileManager.default.attributesOfItem(atPath: directory.databasePath)
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
@@ -30,44 +31,120 @@ struct SQLiteStoreOpeningTests {
             _ = try await store.append(
                 DecisionLogEntry(
                     time: clock.now, channel: .lmtp, sourceDomain: Sample.domain, source: "<m1@airline.example>",
-                    contentHash: "sha256:00", verdict: .admitted))
+                    owners: [Sample.owner], contentHash: "sha256:00", verdict: .admitted))
             _ = try await store.setDomain(Sample.domain, status: .approved, contact: nil, by: "ops")
             _ = try await store.setFlag("allow-any-domain", enabled: true, expiresAt: nil, by: "ops")
             _ = try await store.spool(
                 Data("raw".utf8), channel: .lmtp, owner: Sample.owner, reasonCode: "dns.temperror",
                 nextAttemptAt: clock.now)
-            try store.close()
+            try store.closeNow()
         }
         let reopened = try SQLiteStore(
             path: directory.databasePath, configuration: fastConfiguration, now: clock.source)
         let record = try #require(try await reopened.list(owner: Sample.owner).first)
         #expect(record.version == 2)
         #expect(try await reopened.history(of: record.id).count == 2)
-        #expect(try await reopened.entries(domain: nil, since: nil, afterID: nil, limit: 10).count == 1)
+        #expect(try await reopened.entries(domain: nil, since: nil, afterID: nil, limit: 10).map(\.owners) == [[Sample.owner]])
         #expect(try await reopened.registeredDomain(Sample.domain)?.status == .approved)
         #expect(try await reopened.flag("allow-any-domain")?.enabled == true)
         #expect(try await reopened.spooledMessages(dueBy: nil, limit: 10).count == 1)
         #expect(try await reopened.apply(Sample.flight(gate: "B2")) == .unchanged)
-        try reopened.close()
+        try reopened.closeNow()
     }
 
     @Test func reopeningDoesNotMigrateAgain() async throws {
         let directory = try TemporaryDirectory()
-        try SQLiteStore(path: directory.databasePath, configuration: fastConfiguration).close()
+        try SQLiteStore(path: directory.databasePath, configuration: fastConfiguration).closeNow()
         let schemaBefore = try Self.schema(at: directory.databasePath)
-        try SQLiteStore(path: directory.databasePath, configuration: fastConfiguration).close()
-        try SQLiteStore(path: directory.databasePath, configuration: fastConfiguration).close()
+        try SQLiteStore(path: directory.databasePath, configuration: fastConfiguration).closeNow()
+        try SQLiteStore(path: directory.databasePath, configuration: fastConfiguration).closeNow()
         #expect(try Self.schema(at: directory.databasePath) == schemaBefore)
         let applied = try Self.read(directory.databasePath) {
             try String.fetchAll($0, sql: "SELECT identifier FROM grdb_migrations")
         }
         #expect(applied == SQLiteStore.knownMigrations)
-        #expect(SQLiteStore.knownMigrations.first == "v1")
+        #expect(SQLiteStore.knownMigrations == StoreSchema.versions)
+    }
+
+    @Test func aVersionOneDatabaseIsMigratedAndKeepsItsData() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.databasePath
+        // A store written before tokens and sender times: v1 only, a domain, a record with a modifiedTime and a
+        // log entry naming two owners in one comma-joined string.
+        try FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        let queue = try DatabaseQueue(path: path)
+        try SQLiteStore.migrator.migrate(queue, upTo: "v1")
+        try await queue.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO registered_domain (domain, status, contact, created_at, updated_at, updated_by)
+                    VALUES ('airline.example', 'approved', NULL, 0, 0, 'alice');
+                    INSERT INTO reservation (owner, source_domain, item_reference, container_reference, status,
+                        is_minimal_cancellation, modified_time, kind, payload, flags, source, version, created_at,
+                        updated_at, cancelled_at)
+                    VALUES ('ada@example.org', 'airline.example', 'B9C8', 'B9C8', 'confirmed', 0, 1767225600000,
+                        'FlightReservation', X'7B7D', '[]', '<m1@airline.example>', 1, 0, 0, NULL);
+                    INSERT INTO decision_log (time, channel, source_domain, source, owner, content_hash, verdict, codes,
+                        flags, reservations)
+                    VALUES (0, 'email', 'airline.example', '<m1@airline.example>', 'ada@example.org,bob@example.org',
+                        'sha256:00', 'admitted', '[]', '[]', '[{"itemReference":"B9C8","outcome":{"outcome":"created"}}]');
+                    """)
+        }
+        try queue.close()
+
+        let store = try SQLiteStore(path: path, configuration: fastConfiguration)
+        #expect(try await store.registeredDomain("airline.example")?.status == .approved)
+        _ = try await store.addToken(role: .admin, subject: "", label: "", secretHash: String(repeating: "a1", count: 32), by: "alice")
+        let record = try #require(try await store.list(owner: Sample.owner).first)
+        #expect(record.senderTime == SenderTime(Sample.time(0), source: .modifiedTime))
+        let entry = try #require(try await store.entries(domain: nil, since: nil, afterID: nil, limit: 1).first)
+        #expect(entry.owners == [Sample.owner, Sample.bob])
+        #expect(entry.reservations.first?.outcome == .created)
+        #expect(try await store.status().pendingMigrations.isEmpty)
+        try store.closeNow()
+        let applied = try await DatabaseQueue(path: path).read { try String.fetchAll($0, sql: "SELECT identifier FROM grdb_migrations") }
+        #expect(applied == SQLiteStore.knownMigrations)
+    }
+
+    @Test func statusWithoutMigratingReportsWhatIsPending() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.databasePath
+        try FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        let queue = try DatabaseQueue(path: path)
+        try SQLiteStore.migrator.migrate(queue, upTo: "v2")
+        try queue.close()
+
+        var configuration = fastConfiguration
+        configuration.migrateOnOpen = false
+        let store = try SQLiteStore(path: path, configuration: configuration)
+        let before = try await store.status()
+        #expect(before.schemaVersion == "v2")
+        let pending = Array(StoreSchema.versions.drop { $0 != "v3" })
+        #expect(before.pendingMigrations == pending)
+        #expect(before.counts.isEmpty)
+        #expect(try await store.migrate() == pending)
+        #expect(try await store.migrate() == [])
+        let after = try await store.status()
+        #expect(after.schemaVersion == StoreSchema.current && after.pendingMigrations.isEmpty)
+        #expect(after.counts[.reservations] == 0)
+        try store.closeNow()
+    }
+
+    @Test func aStoreInMemoryWritesNoFile() async throws {
+        let directory = try TemporaryDirectory()
+        let store = try SQLiteStore(inMemory: fastConfiguration)
+        #expect(try await store.registeredDomains(status: nil).isEmpty)
+        _ = try await store.apply(Sample.flight())
+        #expect(try await store.list(owner: Sample.owner).count == 1)
+        try store.closeNow()
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
     }
 
     @Test func databaseFromANewerGatewayIsRefused() async throws {
         let directory = try TemporaryDirectory()
-        try SQLiteStore(path: directory.databasePath, configuration: fastConfiguration).close()
+        try SQLiteStore(path: directory.databasePath, configuration: fastConfiguration).closeNow()
         try Self.execute(directory.databasePath, "INSERT INTO grdb_migrations (identifier) VALUES ('v999')")
         let code = await storeErrorCode {
             _ = try SQLiteStore(path: directory.databasePath, configuration: fastConfiguration)
@@ -110,7 +187,7 @@ struct SQLiteStoreOpeningTests {
             let path = directory.databasePath
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for _ in 0..<3 {
-                    group.addTask { try SQLiteStore(path: path, configuration: fastConfiguration).close() }
+                    group.addTask { try SQLiteStore(path: path, configuration: fastConfiguration).closeNow() }
                 }
                 try await group.waitForAll()
             }
@@ -123,8 +200,8 @@ struct SQLiteStoreOpeningTests {
     @Test func aClosedStoreThrowsInsteadOfCrashing() async throws {
         let directory = try TemporaryDirectory()
         let store = try SQLiteStore(path: directory.databasePath, configuration: fastConfiguration)
-        try store.close()
-        try store.close()
+        try store.closeNow()
+        try await store.close()
         #expect(await storeErrorCode { _ = try await store.apply(Sample.flight()) } == .io)
         #expect(await storeErrorCode { _ = try await store.list(owner: Sample.owner) } == .io)
     }

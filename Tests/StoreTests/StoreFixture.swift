@@ -1,6 +1,10 @@
 import Foundation
+import InMemoryStore
+import PostgresStore
+import SQLiteStore
 import Store
 import Synchronization
+import TestSupport
 import Testing
 
 /// A clock the test sets and advances; stores read it through their `now` closure.
@@ -36,18 +40,110 @@ final class TemporaryDirectory: Sendable {
     var databasePath: String { path + "/var/gateway/store.sqlite" }
 }
 
+/// The backends the conformance suite runs against: one suite, every backend (STYLE.md, "Two backends, one set of
+/// rules"). PostgreSQL is a real server (``PostgresServer``), a fresh database per test.
+enum StoreBackend: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case sqlite
+    case postgres
+    case memory
+
+    static let all = allCases
+    var testDescription: String { rawValue }
+
+    /// The template every PostgreSQL test database is copied from: migrated once per server.
+    static let postgresTemplate = "gateway_store_\(StoreSchema.current)"
+
+    /// A fresh database, migrated, on the test process's PostgreSQL server.
+    static func postgresDatabase() async throws -> (server: PostgresServer, name: String, settings: PostgresSettings) {
+        let server = try await PostgresServer.shared()
+        try await server.makeTemplate(postgresTemplate) { url in
+            guard case .postgres(let settings) = try StoreLocation(parsing: url) else { return }
+            try await PostgresStore.migrate(settings)
+        }
+        let name = try await server.createDatabase(template: postgresTemplate)
+        guard case .postgres(let settings) = try StoreLocation(parsing: server.url(database: name)) else {
+            throw FixtureError("not a PostgreSQL URL")
+        }
+        return (server, name, settings)
+    }
+}
+
+/// Runs `body` with `count` stores of `backend` over the same data (two processes on one SQLite file, two nodes on
+/// one PostgreSQL database; the in-memory store is shared), each running, closed after.
+func withStores<T>(
+    _ backend: StoreBackend, count: Int = 1, clock: TestClock = TestClock(), limits: StoreLimits = StoreLimits(),
+    _ body: ([any ManagedStore]) async throws -> T
+) async throws -> T {
+    switch backend {
+    case .sqlite:
+        let directory = try TemporaryDirectory()
+        var configuration = fastConfiguration
+        configuration.limits = limits
+        let stores: [any ManagedStore] = try (0..<count).map { _ in
+            try SQLiteStore(path: directory.databasePath, configuration: configuration, now: clock.source)
+        }
+        return try await running(stores, body)
+    case .postgres:
+        let (server, name, settings) = try await StoreBackend.postgresDatabase()
+        var configuration = PostgresStore.Configuration()
+        configuration.limits = limits
+        configuration.maximumConnections = 4
+        var stores: [any ManagedStore] = []
+        for _ in 0..<count {
+            stores.append(try await PostgresStore.open(settings, configuration: configuration, now: clock.source))
+        }
+        do {
+            let result = try await running(stores, body)
+            try? await server.dropDatabase(name)
+            return result
+        } catch {
+            try? await server.dropDatabase(name)
+            throw error
+        }
+    case .memory:
+        let store = InMemoryStore(limits: limits, now: clock.source)
+        return try await running(Array(repeating: store, count: count), body)
+    }
+}
+
+/// Runs `body` with one store of `backend`.
+func withStore<T>(
+    _ backend: StoreBackend, clock: TestClock = TestClock(), limits: StoreLimits = StoreLimits(),
+    _ body: (any ManagedStore) async throws -> T
+) async throws -> T {
+    try await withStores(backend, count: 1, clock: clock, limits: limits) { try await body($0[0]) }
+}
+
+/// Runs `body` while `stores` run, then closes them and stops their background work.
+func running<T>(_ stores: [any ManagedStore], _ body: ([any ManagedStore]) async throws -> T) async throws -> T {
+    try await withThrowingTaskGroup(of: Void.self, returning: T.self) { group in
+        for store in stores { group.addTask { try await store.run() } }
+        defer { group.cancelAll() }
+        do {
+            let result = try await body(stores)
+            for store in stores { try await store.close() }
+            return result
+        } catch {
+            for store in stores { try? await store.close() }
+            throw error
+        }
+    }
+}
+
 /// Builds incoming reservations with sensible defaults, so each test states only what it is about.
 enum Sample {
-    static let owner = "ada@example.org"
+    static let owner = OwnerAddress("ada@example.org")!
+    static let bob = OwnerAddress("bob@example.org")!
     static let domain = "airline.example"
 
     static func flight(
         item: String = "B9C8-XX815",
         container: String = "B9C8",
-        owner: String = Sample.owner,
+        owner: OwnerAddress = Sample.owner,
         domain: String = Sample.domain,
-        status: IncomingReservation.Status = .confirmed,
+        status: ReservationContent.Status = .confirmed,
         modified: Date? = nil,
+        sent: SenderTime? = nil,
         gate: String = "A1",
         flags: [String] = [],
         source: String = "<m1@airline.example>"
@@ -55,36 +151,28 @@ enum Sample {
         let json =
             #"{"@type":"FlightReservation","gate":"\#(gate)","reservationId":"\#(container)","status":"\#(status.rawValue)"}"#
         return IncomingReservation(
-            owner: owner, sourceDomain: domain, containerReference: container, itemReference: item, status: status,
-            modifiedTime: modified, kind: "FlightReservation", payload: Data(json.utf8), flags: flags, source: source)
+            key: ReservationKey(owner: owner, sourceDomain: domain, itemReference: item),
+            content: ReservationContent(
+                containerReference: container, status: status,
+                senderTime: sent ?? modified.map { SenderTime($0, source: .modifiedTime) }, kind: "FlightReservation",
+                payload: Data(json.utf8), flags: flags, source: source))
     }
 
     static func minimalCancellation(
-        container: String = "B9C8", owner: String = Sample.owner, domain: String = Sample.domain,
+        container: String = "B9C8", owner: OwnerAddress = Sample.owner, domain: String = Sample.domain,
         modified: Date? = nil
     ) -> IncomingReservation {
         IncomingReservation(
-            owner: owner, sourceDomain: domain, containerReference: container, itemReference: container,
-            status: .cancelled, isMinimalCancellation: true, modifiedTime: modified, kind: "Reservation",
-            payload: Data(#"{"reservationId":"\#(container)","reservationStatus":"cancelled"}"#.utf8),
-            source: "<cancel@airline.example>")
+            key: ReservationKey(owner: owner, sourceDomain: domain, itemReference: container),
+            content: ReservationContent(
+                containerReference: container, status: .cancelled, isMinimalCancellation: true,
+                senderTime: modified.map { SenderTime($0, source: .modifiedTime) }, kind: "Reservation",
+                payload: Data(#"{"reservationId":"\#(container)","reservationStatus":"cancelled"}"#.utf8),
+                source: "<cancel@airline.example>"))
     }
 
     /// 2026-01-01 plus `hours`.
     static func time(_ hours: Double) -> Date { Date(timeIntervalSince1970: 1_767_225_600 + hours * 3600) }
-}
-
-/// Runs `body` with a store on a new file in a temporary directory.
-func withStore<T>(
-    clock: TestClock = TestClock(),
-    configuration: SQLiteStore.Configuration = fastConfiguration,
-    _ body: (SQLiteStore, TemporaryDirectory) async throws -> T
-) async throws -> T {
-    let directory = try TemporaryDirectory()
-    let store = try SQLiteStore(path: directory.databasePath, configuration: configuration, now: clock.source)
-    let result = try await body(store, directory)
-    try store.close()
-    return result
 }
 
 /// Tests do not need commits to survive power loss.

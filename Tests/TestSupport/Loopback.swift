@@ -62,3 +62,8 @@ enum Loopback {
         return port
     }
 }
+
+/// A TCP and UDP port of 127.0.0.1 that nothing listens on right now (for a test that needs a refused connection).
+package func unusedLoopbackPort() throws(FixtureError) -> Int {
+    Int(try Loopback.freePort())
+}

@@ -15,7 +15,7 @@ extension GatewayApplication {
 
         struct Log {
             var filters: LogFilterView
-            var entries: [LogEntryView]
+            var entries: [ConsoleLogEntry]
             /// The newest id shown, for the live updates (nil when paging back: older pages stay as they are).
             var liveAfter: Int64?
             var olderHref: String?
@@ -59,7 +59,7 @@ extension GatewayApplication {
             let filters = LogFilterView(query, since: since, until: until)
             let separator = filters.query.isEmpty ? "" : "&"
             let log = Log(
-                filters: filters, entries: entries.map(LogEntryView.init),
+                filters: filters, entries: entries.map { ConsoleLogEntry($0) },
                 liveAfter: query.beforeID == nil ? (entries.first?.id ?? 0) : nil,
                 olderHref: entries.count == pageSize
                     ? "/console/log?\(filters.query)\(separator)before=\(entries.last?.id ?? 0)" : nil,
@@ -73,8 +73,8 @@ extension GatewayApplication {
             let (query, _, _) = try logQuery(request, session)
             guard query.afterID != nil else { throw APIError.invalid("after is required", at: "after") }
             let entries = try await services.storeCall { try await store.entries(matching: query) }
-            struct Rows { var entries: [LogEntryView] }
-            return frame.templates.page("log-rows", Rows(entries: entries.reversed().map(LogEntryView.init)))
+            struct Rows { var entries: [ConsoleLogEntry] }
+            return frame.templates.page("log-rows", Rows(entries: entries.reversed().map { ConsoleLogEntry($0) }))
         }
 
         console.get("/log/{id}") { request, context in
@@ -88,7 +88,7 @@ extension GatewayApplication {
             else {
                 throw ConsoleError(.notFound, code: "request.not-found", message: "no decision log entry \(id) for this token")
             }
-            return frame.page("log-entry", "Decision #\(id)", session, current: "/console/log", LogEntryView(entry))
+            return frame.page("log-entry", "Decision #\(id)", session, current: "/console/log", ConsoleLogEntry(entry))
         }
     }
 

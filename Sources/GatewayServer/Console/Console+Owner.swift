@@ -31,15 +31,14 @@ extension GatewayApplication {
         console.get("/owner") { request, _ in
             let session = try await frame.session(request, roles: [.admin, .owner])
             let requested = request.uri.queryParameters["owner"].map { String($0) }.flatMap { $0.isEmpty ? nil : $0 }
-            let owner: String?
+            let owner: OwnerAddress?
             do {
                 owner = try services.owner(for: session.token, requested: requested)
             } catch let error as APIError {
                 throw ConsoleError(error)
             }
-            var content = Owner(isAdmin: session.token.role == .admin, owner: owner, upcoming: [], past: [])
+            var content = Owner(isAdmin: session.token.role == .admin, owner: owner?.address, upcoming: [], past: [])
             if let owner {
-                try GatewayServices.validateOwner(owner, at: "owner")
                 let records = try await services.storeCall { try await store.list(owner: owner) }
                 let now = services.ingestor.environment.now()
                 var upcoming: [(Date, Owner.Entry)] = []
@@ -60,7 +59,7 @@ extension GatewayApplication {
                 content.upcoming = upcoming.sorted { $0.0 < $1.0 }.map(\.1)
                 content.past = past.sorted { $0.0 > $1.0 }.map(\.1)
                 let host = request.head.authority ?? "127.0.0.1"
-                let path = "/calendars/\(owner.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(.init(charactersIn: "@/"))) ?? owner).ics?token=YOUR-OWNER-TOKEN"
+                let path = "/calendars/\(owner.address.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(.init(charactersIn: "@/"))) ?? owner.address).ics?token=YOUR-OWNER-TOKEN"
                 content.calendarURL = (services.configuration.tls == nil ? "http://" : "https://") + host + path
                 content.webcalURL = "webcal://" + host + path
             }

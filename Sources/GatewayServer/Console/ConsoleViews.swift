@@ -263,10 +263,12 @@ struct CardView {
 
 // MARK: - The log
 
-/// One decision log entry as a row or in full.
-struct LogEntryView {
+/// One decision log entry as a row or in full. `owner` names each owner as the reader may see it (an admin: the
+/// address; a sender: the pseudonym the API gives it).
+struct ConsoleLogEntry {
     struct Outcome {
         var itemReference: String
+        var owner: String
         var outcome: String
         var codes: String
     }
@@ -285,13 +287,13 @@ struct LogEntryView {
     var contentHash: String
     var reservations: [Outcome]
 
-    init(_ entry: DecisionLogEntry) {
+    init(_ entry: DecisionLogEntry, owner name: (OwnerAddress) -> String = { $0.address }) {
         id = entry.id ?? 0
         time = ConsoleFormat.time(entry.time)
         channel = entry.channel.rawValue
         sourceDomain = entry.sourceDomain ?? "–"
         source = entry.source ?? "–"
-        owner = entry.owner ?? "–"
+        owner = entry.owners.isEmpty ? "–" : entry.owners.map(name).joined(separator: ", ")
         verdict = entry.verdict.rawValue
         verdictClass = ConsoleFormat.verdictClass(entry.verdict)
         let all = entry.codes + entry.reservations.flatMap(\.codes)
@@ -302,7 +304,8 @@ struct LogEntryView {
         contentHash = entry.contentHash
         reservations = entry.reservations.map { record in
             Outcome(
-                itemReference: record.itemReference, outcome: record.outcome?.code ?? "refused",
+                itemReference: record.itemReference, owner: record.owner.map(name) ?? "–",
+                outcome: record.outcome?.code ?? "refused",
                 codes: record.codes.joined(separator: ", "))
         }
     }

@@ -1,0 +1,67 @@
+internal import Foundation
+internal import GRDB
+internal import Store
+
+extension SQLiteStore {
+    /// Writes `requests` in one transaction, each by `write` in a savepoint of its own (see ``GroupCommit``): a
+    /// request that fails rolls back its own rows only.
+    func writeBatch<Request: Sendable, Output: Sendable>(
+        _ requests: [Request], operation: String,
+        _ write: @escaping @Sendable (Request, Database) throws -> Output
+    ) async throws -> [Result<Output, any Error>] {
+        let path = self.path
+        return try await writing(operation) { db in
+            requests.map { request in
+                do {
+                    var stored: Output? = nil
+                    try db.inSavepoint {
+                        stored = try write(request, db)
+                        return .commit
+                    }
+                    guard let stored else {
+                        throw StoreError(code: .io, reason: "\(operation) on \(path) stored nothing; retry")
+                    }
+                    return .success(stored)
+                } catch {
+                    return .failure(Self.storeError(error, operation: operation, path: path))
+                }
+            }
+        }
+    }
+
+    func writeIngestions(_ requests: [IngestionRequest]) async throws -> [Result<DecisionLogEntry, any Error>] {
+        try await writeBatch(requests, operation: "ingest", Self.ingest)
+    }
+
+    /// One ingestion's rows: the reservations applied in order, the log entry with their outcomes, and the spooled
+    /// message removed.
+    static func ingest(_ request: IngestionRequest, in db: Database) throws -> DecisionLogEntry {
+        let outcomes = try request.reservations.map { try apply($0, now: request.now, in: db) }
+        let stored = try insert(request.decision.recording(outcomes, of: request.reservations), in: db)
+        if let spoolID = request.spoolID {
+            try db.cachedStatement(sql: "DELETE FROM spooled_message WHERE id = ?").execute(arguments: [spoolID])
+        }
+        return stored
+    }
+}
+
+extension SQLiteStore {
+    func writeSpooled(_ requests: [SpoolRequest]) async throws -> [Result<SpooledMessage, any Error>] {
+        try await writeBatch(requests, operation: "spool", Self.insertSpooled)
+    }
+
+    /// One spooled message's row.
+    static func insertSpooled(_ request: SpoolRequest, in db: Database) throws -> SpooledMessage {
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO spooled_message (bytes, channel, owner, reason_code, attempts, next_attempt_at,
+                    created_at, updated_at)
+                VALUES (?, ?, ?, ?, 0, ?, ?, ?)
+                """
+        ).execute(arguments: [
+            request.message, request.channel.rawValue, request.owner?.address ?? "", request.reasonCode, request.nextAttemptAt,
+            request.now, request.now,
+        ])
+        return request.spooled(id: db.lastInsertedRowID)
+    }
+}

@@ -1,0 +1,251 @@
+package import GRDB
+internal import Foundation
+internal import Store
+
+/// The schema, versioned by GRDB's `DatabaseMigrator` under the identifiers of ``StoreSchema``. Never edit a
+/// registered migration: to change the schema, add the next identifier to `StoreSchema.versions` and register its
+/// migration here and in `PostgresStore.migrations`.
+///
+/// Times are INTEGER milliseconds since 1970 (``StoreTime``); lists are JSON arrays in TEXT columns.
+extension SQLiteStore {
+    package static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(sql: "PRAGMA application_id = \(applicationID)")
+            try db.execute(
+                sql: """
+                    CREATE TABLE reservation (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        owner TEXT NOT NULL,
+                        source_domain TEXT NOT NULL,
+                        item_reference TEXT NOT NULL,
+                        container_reference TEXT NOT NULL,
+                        status TEXT NOT NULL,
+                        is_minimal_cancellation INTEGER NOT NULL,
+                        modified_time INTEGER,
+                        kind TEXT NOT NULL,
+                        payload BLOB NOT NULL,
+                        flags TEXT NOT NULL,
+                        source TEXT NOT NULL,
+                        version INTEGER NOT NULL,
+                        created_at INTEGER NOT NULL,
+                        updated_at INTEGER NOT NULL,
+                        cancelled_at INTEGER,
+                        UNIQUE (owner, source_domain, item_reference)
+                    );
+                    CREATE INDEX reservation_by_container
+                        ON reservation (owner, container_reference, source_domain);
+
+                    CREATE TABLE reservation_history (
+                        reservation_id INTEGER NOT NULL REFERENCES reservation (id),
+                        version INTEGER NOT NULL,
+                        container_reference TEXT NOT NULL,
+                        status TEXT NOT NULL,
+                        is_minimal_cancellation INTEGER NOT NULL,
+                        modified_time INTEGER,
+                        kind TEXT NOT NULL,
+                        payload BLOB NOT NULL,
+                        flags TEXT NOT NULL,
+                        source TEXT NOT NULL,
+                        recorded_at INTEGER NOT NULL,
+                        cancelled_at INTEGER,
+                        PRIMARY KEY (reservation_id, version)
+                    );
+
+                    CREATE TABLE decision_log (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        time INTEGER NOT NULL,
+                        channel TEXT NOT NULL,
+                        source_domain TEXT,
+                        source TEXT,
+                        owner TEXT,
+                        content_hash TEXT NOT NULL,
+                        verdict TEXT NOT NULL,
+                        codes TEXT NOT NULL,
+                        flags TEXT NOT NULL,
+                        reservations TEXT NOT NULL
+                    );
+                    CREATE INDEX decision_log_by_domain ON decision_log (source_domain, id);
+                    CREATE INDEX decision_log_by_time ON decision_log (time);
+
+                    CREATE TABLE registered_domain (
+                        domain TEXT PRIMARY KEY NOT NULL,
+                        status TEXT NOT NULL,
+                        contact TEXT,
+                        created_at INTEGER NOT NULL,
+                        updated_at INTEGER NOT NULL,
+                        updated_by TEXT NOT NULL
+                    );
+                    CREATE TABLE registered_domain_change (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        domain TEXT NOT NULL,
+                        status TEXT NOT NULL,
+                        contact TEXT,
+                        changed_at INTEGER NOT NULL,
+                        changed_by TEXT NOT NULL
+                    );
+                    CREATE INDEX registered_domain_change_by_domain ON registered_domain_change (domain, id);
+
+                    CREATE TABLE developer_flag (
+                        name TEXT PRIMARY KEY NOT NULL,
+                        enabled INTEGER NOT NULL,
+                        expires_at INTEGER,
+                        set_by TEXT NOT NULL,
+                        set_at INTEGER NOT NULL
+                    );
+                    CREATE TABLE developer_flag_change (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        name TEXT NOT NULL,
+                        enabled INTEGER NOT NULL,
+                        expires_at INTEGER,
+                        set_by TEXT NOT NULL,
+                        set_at INTEGER NOT NULL
+                    );
+                    CREATE INDEX developer_flag_change_by_name ON developer_flag_change (name, id);
+
+                    CREATE TABLE spooled_message (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        bytes BLOB NOT NULL,
+                        channel TEXT NOT NULL,
+                        owner TEXT NOT NULL,
+                        reason_code TEXT NOT NULL,
+                        attempts INTEGER NOT NULL,
+                        next_attempt_at INTEGER NOT NULL,
+                        created_at INTEGER NOT NULL,
+                        updated_at INTEGER NOT NULL
+                    );
+                    CREATE INDEX spooled_message_by_next_attempt ON spooled_message (next_attempt_at, id);
+                    """)
+        }
+        // The server's bearer tokens (`gateway serve`), by the SHA-256 of their secret.
+        migrator.registerMigration("v2") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE access_token (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        role TEXT NOT NULL,
+                        subject TEXT NOT NULL,
+                        label TEXT NOT NULL,
+                        secret_hash TEXT NOT NULL UNIQUE,
+                        created_at INTEGER NOT NULL,
+                        created_by TEXT NOT NULL,
+                        revoked_at INTEGER
+                    );
+                    CREATE INDEX access_token_by_role ON access_token (role, id);
+                    """)
+        }
+        // Sender times order versions (issue 13): the column that held schema.org `modifiedTime` holds the sender's
+        // time, with where it came from; the decision log names each owner instead of one comma-joined string.
+        migrator.registerMigration("v3") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE reservation RENAME COLUMN modified_time TO sender_time;
+                    ALTER TABLE reservation ADD COLUMN sender_time_source TEXT;
+                    UPDATE reservation SET sender_time_source = 'modified-time' WHERE sender_time IS NOT NULL;
+                    ALTER TABLE reservation_history RENAME COLUMN modified_time TO sender_time;
+                    ALTER TABLE reservation_history ADD COLUMN sender_time_source TEXT;
+                    UPDATE reservation_history SET sender_time_source = 'modified-time' WHERE sender_time IS NOT NULL;
+                    ALTER TABLE decision_log ADD COLUMN owners TEXT NOT NULL DEFAULT '[]';
+                    """)
+            let rows = try Row.fetchAll(db, sql: "SELECT id, owner FROM decision_log WHERE owner IS NOT NULL AND owner != ''")
+            for row in rows {
+                let id: Int64 = row[0]
+                let joined: String = row[1]
+                let owners = joined.split(separator: ",").compactMap { OwnerAddress(String($0)) }
+                try db.execute(
+                    sql: "UPDATE decision_log SET owners = ? WHERE id = ?",
+                    arguments: [try encodeJSON(owners.map(\.address)), id])
+            }
+            try db.execute(sql: "ALTER TABLE decision_log DROP COLUMN owner")
+        }
+        // The cluster's job leases (JobLeaseStore): one row per periodic job or singleton.
+        migrator.registerMigration("v4") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE job_lease (
+                        name TEXT PRIMARY KEY NOT NULL,
+                        holder TEXT NOT NULL,
+                        leased_until INTEGER NOT NULL,
+                        last_started_at INTEGER NOT NULL
+                    );
+                    """)
+        }
+        precondition(migrator.migrations == StoreSchema.versions, "SQLite's migrations must be StoreSchema.versions")
+        return migrator
+    }
+
+    /// The migrations this build knows, oldest first.
+    package static var knownMigrations: [String] { migrator.migrations }
+
+    /// Refuses foreign and newer databases, then runs the missing migrations (when `migrate`).
+    ///
+    /// Two processes opening a new file at once both try to migrate it; GRDB runs each migration in its own
+    /// immediate transaction, so the later one fails on the tables the earlier one created. That failure is retried
+    /// against what is then on disk.
+    static func prepareSchema(_ pool: any DatabaseWriter, path: String, migrate: Bool) throws {
+        let migrator = Self.migrator
+        var attempt = 0
+        while true {
+            attempt += 1
+            try checkOwnership(pool, migrator: migrator, path: path)
+            guard migrate else { return }
+            do {
+                try migrator.migrate(pool)
+                return
+            } catch {
+                let completed = (try? pool.read { try migrator.hasCompletedMigrations($0) }) ?? false
+                if completed { return }
+                if attempt >= 3 {
+                    throw StoreError(
+                        code: .migrationFailed,
+                        reason:
+                            "migrating \(path) to \(migrator.migrations.last ?? "v1") failed: "
+                            + "\(describe(error)); the database was left at its previous version"
+                    )
+                }
+            }
+        }
+    }
+
+    /// Throws unless the database is empty or a gateway store that this build can migrate.
+    private static func checkOwnership(_ pool: any DatabaseWriter, migrator: DatabaseMigrator, path: String) throws {
+        let state: (applicationID: Int32, tableCount: Int, superseded: Bool, applied: [String])
+        do {
+            state = try pool.read { db in
+                let applicationID = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
+                // GRDB creates `grdb_migrations` before the first migration's transaction: a file with only that
+                // table is being migrated by another process right now, it is not a foreign database.
+                let tableCount =
+                    try Int.fetchOne(
+                        db,
+                        sql: """
+                            SELECT count(*) FROM sqlite_master
+                            WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name != 'grdb_migrations'
+                            """) ?? 0
+                let hasMigrations = try db.tableExists("grdb_migrations")
+                let superseded = hasMigrations ? try migrator.hasBeenSuperseded(db) : false
+                let applied =
+                    hasMigrations ? try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") : []
+                return (applicationID, tableCount, superseded, applied)
+            }
+        } catch {
+            throw StoreError(
+                code: .openFailed,
+                reason: "cannot read \(path): \(describe(error)); check that it is an SQLite database")
+        }
+        if state.tableCount > 0, state.applicationID != applicationID {
+            throw StoreError(
+                code: .foreignDatabase,
+                reason: "\(path) is an SQLite database of another application; give the gateway its own file")
+        }
+        if state.superseded {
+            let unknown = state.applied.filter { !migrator.migrations.contains($0) }.sorted()
+            throw StoreError(
+                code: .schemaTooNew,
+                reason:
+                    "\(path) was migrated by a newer gateway (\(unknown.joined(separator: ", ")) unknown "
+                    + "to this one, which knows up to \(migrator.migrations.last ?? "v1")); upgrade the gateway"
+            )
+        }
+    }
+}

@@ -1,0 +1,95 @@
+package import Foundation
+
+/// A stored version as the lifecycle rules see it: what a backend reads, inside its write transaction, for the
+/// rules to decide on.
+package struct StoredVersion: Hashable, Sendable {
+    package var id: Int64
+    package var itemReference: String
+    package var version: Int
+    package var content: ReservationContent
+    package var cancelledAt: Date?
+
+    package init(id: Int64, itemReference: String, version: Int, content: ReservationContent, cancelledAt: Date?) {
+        self.id = id
+        self.itemReference = itemReference
+        self.version = version
+        self.content = content
+        self.cancelledAt = cancelledAt
+    }
+}
+
+/// What is stored that an incoming item can touch, read by the backend inside the transaction that applies the plan
+/// (``ReservationLifecycle/reads(for:)`` says which records).
+package struct LifecycleState: Sendable {
+    /// The record at the incoming item's key, if any.
+    package var current: StoredVersion?
+    /// The records of the incoming item's container reference for the same owner and source domain that
+    /// ``LifecycleReads/wholeContainer`` asks for (all of them, or its minimal cancellations), ordered by id.
+    package var container: [StoredVersion]
+
+    package init(current: StoredVersion?, container: [StoredVersion]) {
+        self.current = current
+        self.container = container
+    }
+}
+
+/// What the backend reads for one incoming item, in one indexed query: the records of `owner` from `sourceDomain`
+/// whose item reference is `itemReference`, and those whose container reference is `containerReference` (every one
+/// when `wholeContainer`, else only the minimal cancellations kept there).
+package struct LifecycleReads: Hashable, Sendable {
+    package var owner: OwnerAddress
+    package var sourceDomain: String
+    package var itemReference: String
+    package var containerReference: String
+    /// True when the rules need every record of the container (a minimal cancellation cancels them all); false when
+    /// only the minimal cancellations matter (an item arriving after its booking was cancelled), so that a booking
+    /// of many items is not read whole for each of them.
+    package var wholeContainer: Bool
+
+    /// Whether `record` (of this owner and domain) is one of the records these reads ask for.
+    package func wants(itemReference: String, containerReference: String, isMinimalCancellation: Bool) -> Bool {
+        itemReference == self.itemReference
+            || (containerReference == self.containerReference && (wholeContainer || isMinimalCancellation))
+    }
+
+    /// Sorts what the backend read into the rules' input.
+    package func state(from records: [StoredVersion]) -> LifecycleState {
+        LifecycleState(
+            current: records.first { $0.itemReference == itemReference },
+            container: records.filter {
+                $0.content.containerReference == containerReference
+                    && (wholeContainer || $0.content.isMinimalCancellation)
+            }.sorted { $0.id < $1.id })
+    }
+}
+
+/// What the lifecycle rules decided for one incoming item: the writes to make, in order, in the same transaction as
+/// the reads, and the outcome to report.
+///
+/// The rules decide and the backend executes: a backend translates each ``LifecycleWrite`` into its SQL and makes no
+/// decision of its own. A later feature that must happen with a change of a reservation (an outbox event, a consent
+/// state) adds a case to ``LifecycleWrite`` and emits it from ``ReservationLifecycle``; every backend's exhaustive
+/// `switch` over the writes then fails to compile until it executes the new case, so no backend can miss it.
+package struct LifecyclePlan: Hashable, Sendable {
+    package var writes: [LifecycleWrite]
+    package var outcome: LifecycleOutcome
+
+    package init(writes: [LifecycleWrite] = [], outcome: LifecycleOutcome) {
+        self.writes = writes
+        self.outcome = outcome
+    }
+}
+
+/// One write of a ``LifecyclePlan``. Times are the instant the plan was made (the store's clock).
+package enum LifecycleWrite: Hashable, Sendable {
+    /// Insert a new record at `key`, version 1, created and updated `at`.
+    case create(key: ReservationKey, content: ReservationContent, at: Date, cancelledAt: Date?)
+    /// Copy record `recordID`'s current version, unchanged, into its history (before it is overwritten).
+    case archive(recordID: Int64)
+    /// Make `content` record `recordID`'s version `version`, written `at`. The record must be at `version - 1`:
+    /// a backend that finds it elsewhere throws `store.conflict` (its locking let another writer in).
+    case overwrite(recordID: Int64, version: Int, content: ReservationContent, at: Date, cancelledAt: Date?)
+    /// Record a newer sender time on record `recordID` without a new version: the same content, sent again later,
+    /// so that an older message arriving after it is stale.
+    case advanceSenderTime(recordID: Int64, to: SenderTime)
+}

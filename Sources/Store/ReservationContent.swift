@@ -1,0 +1,150 @@
+package import Foundation
+
+/// What one version of a reservation item says: the one declaration of a reservation's content, shared by what comes
+/// in (``IncomingReservation``), what is current (``StoredReservation``) and what was (``ReservationHistoryEntry``).
+///
+/// The store keeps ``payload`` opaque: it never parses it, and compares it byte for byte to decide whether content
+/// changed, so it must be canonical JSON (sorted keys), as ``init(admitted:normalized:senderTime:flags:source:)`` makes it.
+package struct ReservationContent: Codable, Hashable, Sendable {
+    /// schema.org `reservationStatus` (https://schema.org/ReservationStatusType), reduced to what the store acts on.
+    package enum Status: String, Codable, Hashable, Sendable, CaseIterable {
+        /// `ReservationConfirmed`.
+        case confirmed
+        /// `ReservationCancelled`: the record is kept, marked cancelled, never deleted.
+        case cancelled
+        /// `ReservationPending`.
+        case pending
+        /// `ReservationHold`.
+        case hold
+    }
+
+    /// The reservation number (`reservationId`) shared by every item of one booking.
+    package var containerReference: String
+    /// Authoritative: a minimal cancellation marks items cancelled without rewriting their ``payload``.
+    package var status: Status
+    /// True for a minimal cancellation (only `reservationId` and a cancelled status): it cancels every item of
+    /// ``containerReference`` from the same source domain for the same owner. Stored, it is a cancellation that
+    /// arrived before any item of its reservation.
+    package var isMinimalCancellation: Bool
+    /// When the sender wrote this version: what orders versions. Nil only for versions stored before sender times
+    /// were kept, or where nothing vouched for a time; then arrival order decides.
+    package var senderTime: SenderTime?
+    /// The schema.org type, for example `FlightReservation`.
+    package var kind: String
+    /// The reservation as canonical JSON (a ``StoredPayload``).
+    package var payload: Data
+    /// The developer flags that admitted this version (empty when admitted without an override).
+    package var flags: [String]
+    /// Where this version came from: the email's Message-ID or the page's URL.
+    package var source: String
+
+    package init(
+        containerReference: String, status: Status, isMinimalCancellation: Bool = false, senderTime: SenderTime? = nil,
+        kind: String, payload: Data, flags: [String] = [], source: String
+    ) {
+        self.containerReference = containerReference
+        self.status = status
+        self.isMinimalCancellation = isMinimalCancellation
+        self.senderTime = senderTime
+        self.kind = kind
+        self.payload = payload
+        self.flags = flags
+        self.source = source
+    }
+
+    /// True when `other` says the same thing: the same booking, status, kind and payload. The sender time, the
+    /// flags and the source say how a version arrived, not what it says, so a resent email is "the same content".
+    package func says(theSameAs other: ReservationContent) -> Bool {
+        containerReference == other.containerReference && status == other.status
+            && isMinimalCancellation == other.isMinimalCancellation && kind == other.kind && payload == other.payload
+    }
+}
+
+/// One reservation item as admitted, handed to a ``ReservationStore`` to create, update or cancel its record.
+package struct IncomingReservation: Codable, Hashable, Sendable {
+    package var key: ReservationKey
+    package var content: ReservationContent
+
+    package init(key: ReservationKey, content: ReservationContent) {
+        self.key = key
+        self.content = content
+    }
+
+    package var owner: OwnerAddress { key.owner }
+    package var sourceDomain: String { key.sourceDomain }
+    package var itemReference: String { key.itemReference }
+}
+
+/// The current version of one reservation item, as the store keeps it and calendars read it.
+package struct StoredReservation: Codable, Hashable, Sendable, Identifiable {
+    package typealias Status = ReservationContent.Status
+
+    /// The store's own identifier, stable over the record's life (never reused).
+    package var id: Int64
+    package var key: ReservationKey
+    package var content: ReservationContent
+    /// 1 when created, + 1 on every change of content or status.
+    package var version: Int
+    package var createdAt: Date
+    /// When the current version was written.
+    package var updatedAt: Date
+    /// When the record was first marked cancelled; nil while it is live.
+    package var cancelledAt: Date?
+
+    package init(
+        id: Int64, key: ReservationKey, content: ReservationContent, version: Int, createdAt: Date, updatedAt: Date,
+        cancelledAt: Date?
+    ) {
+        self.id = id
+        self.key = key
+        self.content = content
+        self.version = version
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.cancelledAt = cancelledAt
+    }
+
+    package var owner: OwnerAddress { key.owner }
+    package var sourceDomain: String { key.sourceDomain }
+    package var itemReference: String { key.itemReference }
+    package var containerReference: String { content.containerReference }
+    package var status: Status { content.status }
+    package var kind: String { content.kind }
+    package var payload: Data { content.payload }
+    package var flags: [String] { content.flags }
+    package var source: String { content.source }
+    package var senderTime: SenderTime? { content.senderTime }
+    package var isMinimalCancellation: Bool { content.isMinimalCancellation }
+}
+
+/// One version of a reservation record, earlier or current (``ReservationStore/history(of:)``).
+package struct ReservationHistoryEntry: Codable, Hashable, Sendable {
+    /// The ``StoredReservation/id`` this version belongs to.
+    package var reservationID: Int64
+    package var version: Int
+    package var content: ReservationContent
+    /// When this version was written.
+    package var recordedAt: Date
+    package var cancelledAt: Date?
+
+    package init(reservationID: Int64, version: Int, content: ReservationContent, recordedAt: Date, cancelledAt: Date?) {
+        self.reservationID = reservationID
+        self.version = version
+        self.content = content
+        self.recordedAt = recordedAt
+        self.cancelledAt = cancelledAt
+    }
+
+    /// The current version of `reservation`, as a history entry.
+    package init(current reservation: StoredReservation) {
+        self.init(
+            reservationID: reservation.id, version: reservation.version, content: reservation.content,
+            recordedAt: reservation.updatedAt, cancelledAt: reservation.cancelledAt)
+    }
+
+    package var status: ReservationContent.Status { content.status }
+    package var payload: Data { content.payload }
+    package var flags: [String] { content.flags }
+    package var source: String { content.source }
+    package var senderTime: SenderTime? { content.senderTime }
+}
