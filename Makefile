@@ -37,7 +37,7 @@ deps:
 # The Python tools the API tests run (schemathesis checks `gateway serve` against its OpenAPI document; see
 # Tests/GatewayIntegrationTests/Scripts/schemathesis.sh), pinned, in a virtual environment under .build: made
 # again when the pins change.
-PYTHON_TOOLS := schemathesis==4.32.5 openapi-spec-validator==0.9.0
+PYTHON_TOOLS := schemathesis==4.32.5 openapi-spec-validator==0.9.0 standardwebhooks==1.1.0 cloudevents==2.2.0
 VENV := .build/venv
 python-tools: deps
 	@if [ "$$(cat $(VENV)/.tools 2>/dev/null)" != "$(PYTHON_TOOLS)" ]; then \

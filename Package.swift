@@ -89,18 +89,23 @@ let package = Package(
         .target(
             name: "Admission",
             dependencies: [
-                "DKIM", "MailMessage", "Markup", "Reservations", "Store", "CLibIDN2",
+                "DKIM", "DNS", "MailMessage", "Markup", "Reservations", "Store", "CLibIDN2",
                 .product(name: "Yams", package: "Yams"),
             ],
             swiftSettings: strictSettings
         ),
-        // The publish stage: stored reservations as an iCalendar feed (RFC 5545).
-        .target(name: "ICalendar", dependencies: ["Reservations", "Store"], swiftSettings: strictSettings),
+        // The publish stage, what leaves the store: the reservation view, iCalendar feeds (RFC 5545, RFC 7986), change
+        // events (CloudEvents 1.0) and webhook signatures (Standard Webhooks).
+        .target(
+            name: "Publishing",
+            dependencies: ["Markup", "Reservations", "Store", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strictSettings
+        ),
         // The pipeline the command line and the server share: authenticate, extract, resolve, admit, store.
         .target(
             name: "Ingestion",
             dependencies: [
-                "Admission", "DKIM", "DNS", "ICalendar", "MailMessage", "Markup", "Reservations", "Sandbox", "Store",
+                "Admission", "DKIM", "DNS", "MailMessage", "Markup", "Publishing", "Reservations", "Sandbox", "Store",
                 "WebFetch",
             ],
             swiftSettings: strictSettings
@@ -137,7 +142,7 @@ let package = Package(
         .target(
             name: "GatewayServer",
             dependencies: [
-                "Admission", "DKIM", "DNS", "ICalendar", "Ingestion", "LMTP", "MailMessage", "Reservations", "Sandbox", "Store",
+                "Admission", "DKIM", "DNS", "Publishing", "Ingestion", "LMTP", "MailMessage", "Reservations", "Sandbox", "Store",
                 "WebFetch", "COpenSSL",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -160,7 +165,7 @@ let package = Package(
             name: "gateway",
             dependencies: [
                 "MailMessage", "DNS", "DKIM", "Markup", "Reservations", "Store", "StoreBackends", "Admission", "Ingestion", "Sandbox",
-                "ICalendar", "WebFetch", "GatewayServer",
+                "Publishing", "WebFetch", "GatewayServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -175,10 +180,11 @@ let package = Package(
                 "DKIM", "DNS", "MailMessage", "Markup", "Reservations", "Admission", "Ingestion", "Sandbox", "Store",
                 "SQLiteStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                // The serve suite's load clients (HTTP/1.1 and LMTP on SwiftNIO).
+                // The serve suite's load clients (HTTP/1.1 and LMTP on SwiftNIO); the publish suite's HTTPS receiver.
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             path: "Benchmarks/gateway-bench",
             swiftSettings: strictSettings
@@ -214,9 +220,12 @@ let package = Package(
             dependencies: ["Reservations", "Markup", "MailMessage", "TestSupport"],
             swiftSettings: strictSettings
         ),
-        .testTarget(name: "ICalendarTests", dependencies: ["ICalendar", "Reservations", "Store"], swiftSettings: strictSettings),
         .testTarget(
-            name: "AdmissionTests", dependencies: ["Admission", "Store", "InMemoryStore", "TestSupport"],
+            name: "PublishingTests", dependencies: ["Publishing", "Reservations", "Store", "TestSupport"],
+            swiftSettings: strictSettings),
+        .testTarget(
+            name: "AdmissionTests",
+            dependencies: ["Admission", "DNS", "Markup", "Reservations", "Store", "InMemoryStore", "TestSupport"],
             swiftSettings: strictSettings),
         // One conformance suite over every backend (SQLite, a real PostgreSQL, in memory), plus what is only one
         // backend's (GRDB directly, to craft foreign and older SQLite databases).
@@ -252,7 +261,7 @@ let package = Package(
             name: "GatewayServerTests",
             dependencies: [
                 "GatewayServer", "Admission", "DKIM", "DNS", "Ingestion", "MailMessage", "Sandbox", "Store", "SQLiteStore", "InMemoryStore",
-                "TestSupport",
+                "Publishing", "WebFetch", "TestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Yams", package: "Yams"),

@@ -17,6 +17,7 @@ struct GatewayBench: AsyncParsableCommand {
               stream   a mixed mail stream (95% without markup, 2 KB to 10 MB, a tenth with attachments) against
                        the markup path, in-process and through gateway serve over LMTP
               serve    gateway serve under HTTP and LMTP load, then a kill -9 crash audit
+              publish  gateway serve's ingest rate with 0 and with 3 webhook subscriptions, and delivery latency
               console  the console's pages (p50/p99) with 10,000 decision log entries against /healthz
 
             The serve and stream suites start the release gateway next to this binary; it is killed when the \
@@ -25,7 +26,7 @@ struct GatewayBench: AsyncParsableCommand {
             """)
 
     enum Suite: String, CaseIterable, ExpressibleByArgument {
-        case dkim, extract, ingest, stream, serve, console
+        case dkim, extract, ingest, stream, serve, publish, console
     }
 
     @Argument(help: "The suites to run (default: all).")
@@ -70,6 +71,15 @@ struct GatewayBench: AsyncParsableCommand {
     @Option(help: "Messages in the stream suite's mixed corpus (default 4000).")
     var streamMessages = 4000
 
+    @Option(help: "Seconds of each phase of the publish suite.")
+    var publishSeconds = 8.0
+
+    @Option(help: "HTTP connections and LMTP sessions of the publish suite.")
+    var publishConnections = 8
+
+    @Option(help: "Rounds of the publish suite (each: a phase without and one with subscriptions).")
+    var publishRounds = 2
+
     @Option(help: "Decision log entries the console suite's store holds.")
     var consoleEntries = 10_000
 
@@ -78,7 +88,8 @@ struct GatewayBench: AsyncParsableCommand {
 
     func validate() throws {
         guard messages > 0, documents > 0, inFlight > 0, duration > 0, sweepSeconds >= 0, crashAfter > 0,
-            clientThreads > 0, streamSeconds > 0, streamMessages >= 100, consoleEntries > 0, consoleRequests > 0
+            clientThreads > 0, streamSeconds > 0, streamMessages >= 100, publishSeconds > 0, publishConnections > 0,
+            publishRounds > 0, consoleEntries > 0, consoleRequests > 0
         else { throw ValidationError("counts and durations must be positive (--stream-messages at least 100)") }
         if let workers, workers <= 0 { throw ValidationError("--workers must be positive") }
     }
@@ -103,6 +114,10 @@ struct GatewayBench: AsyncParsableCommand {
                         duration: duration, sweepSeconds: sweepSeconds, messageCount: serveMessages,
                         httpConnections: httpConnections, lmtpSessions: lmtpSessions, crashAfterAcknowledged: crashAfter,
                         clientThreads: clientThreads
+                    ).run()
+                case .publish:
+                    try await PublishBenchmark(
+                        seconds: publishSeconds, connections: publishConnections, rounds: publishRounds
                     ).run()
                 case .console: try await ConsoleBenchmark(entries: consoleEntries, requests: consoleRequests).run()
                 }

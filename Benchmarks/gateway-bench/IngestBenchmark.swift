@@ -354,10 +354,11 @@ private struct TimedStore: GatewayStore {
     func registeredDomains(status: RegisteredDomain.Status?) async throws -> [RegisteredDomain] {
         try await stopwatch.time { try await base.registeredDomains(status: status) }
     }
-    func setDomain(_ domain: String, status: RegisteredDomain.Status, contact: String?, by actor: String) async throws
-        -> RegisteredDomain
-    {
-        try await stopwatch.time { try await base.setDomain(domain, status: status, contact: contact, by: actor) }
+    func updateDomain(
+        _ domain: String, by actor: String,
+        _ change: @escaping @Sendable (RegisteredDomain?, Date) throws -> DomainUpdate?
+    ) async throws -> RegisteredDomain? {
+        try await stopwatch.time { try await base.updateDomain(domain, by: actor, change) }
     }
     func domainChanges(domain: String?, limit: Int) async throws -> [DomainChange] {
         try await stopwatch.time { try await base.domainChanges(domain: domain, limit: limit) }
@@ -418,6 +419,44 @@ private struct TimedStore: GatewayStore {
     }
     func releaseLease(_ name: String, holder: String) async throws { try await base.releaseLease(name, holder: holder) }
     func leases() async throws -> [JobLease] { try await base.leases() }
+    func chargeQuotas(_ charges: [QuotaCharge]) async throws -> QuotaRefusal? {
+        try await stopwatch.time { try await base.chargeQuotas(charges) }
+    }
+    func quotaCounters(scope: QuotaKey.Scope, subject: String) async throws -> [QuotaCounter] {
+        try await base.quotaCounters(scope: scope, subject: subject)
+    }
+    func removeQuotaCounters(endedBefore instant: Date) async throws -> Int {
+        try await base.removeQuotaCounters(endedBefore: instant)
+    }
+    func secret(_ name: String, orMake make: @escaping @Sendable () -> Data) async throws -> Data {
+        try await base.secret(name, orMake: make)
+    }
+    // The change feed and webhooks, passed through untimed (the suite measures ingestion).
+    var changeSignal: ChangeSignal { base.changeSignal }
+    func changes(after position: Int64, scope: ChangeScope, limit: Int) async throws -> [ChangeEvent] {
+        try await base.changes(after: position, scope: scope, limit: limit)
+    }
+    func latestChangePosition() async throws -> Int64 { try await base.latestChangePosition() }
+    func addWebhook(
+        url: String, owner: OwnerAddress?, domain: String?, types: [ChangeKind], secret: String, by actor: String
+    ) async throws -> Webhook {
+        try await base.addWebhook(url: url, owner: owner, domain: domain, types: types, secret: secret, by: actor)
+    }
+    func webhooks() async throws -> [Webhook] { try await base.webhooks() }
+    func removeWebhook(id: Int64) async throws -> Bool { try await base.removeWebhook(id: id) }
+    func queueDeliveries(limit: Int) async throws -> Int { try await base.queueDeliveries(limit: limit) }
+    func dueDeliveries(at now: Date, limit: Int) async throws -> [DueDelivery] {
+        try await base.dueDeliveries(at: now, limit: limit)
+    }
+    func recordDeliveryAttempts(_ attempts: [DeliveryAttempt]) async throws {
+        try await base.recordDeliveryAttempts(attempts)
+    }
+    func deliveries(webhookID: Int64?, state: WebhookDelivery.State?, limit: Int) async throws -> [WebhookDelivery] {
+        try await base.deliveries(webhookID: webhookID, state: state, limit: limit)
+    }
+    func replayDeliveries(webhookID: Int64, since: Date) async throws -> Int? {
+        try await base.replayDeliveries(webhookID: webhookID, since: since)
+    }
 }
 
 /// CPU time of this process and of its reaped children (the sandbox workers), from getrusage(2).

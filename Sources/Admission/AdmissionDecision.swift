@@ -1,5 +1,5 @@
 import DKIM
-import Foundation
+package import Foundation
 import Markup
 package import Reservations
 package import Store
@@ -31,6 +31,9 @@ package struct AdmissionDecision: Sendable {
     package var sourceDomain: DomainName?
     /// The developer flags this decision relied on: named in the log and on each stored reservation.
     package var flagsUsed: [DeveloperFlag]
+    /// What else it relied on, named beside the flags: `unapproved-domain` (a policy that admits domains not approved
+    /// yet), `test-mode` (the domain's test mode, for its listed owners).
+    package var marks: [String]
     package var owners: [OwnerAddress]
     package var items: [Item]
 
@@ -43,6 +46,9 @@ package struct AdmissionDecision: Sendable {
     ///   - documentTime: when the document says it was written, for a page (its `dateModified`, else the fetch
     ///     time); an email's comes from its authentication (``EmailAuthentication/senderTime``). The reservation's
     ///     own `modifiedTime` wins over both.
+    ///   - organizationalDomain: the sender's organizational domain, whose hosts links may point to; an email's comes
+    ///     from its authentication, a page's must be given (else only the page's host and below).
+    ///   - now: the instant a test mode's expiry is compared with.
     package init(
         source: Source,
         resolutions: [Resolution],
@@ -53,10 +59,15 @@ package struct AdmissionDecision: Sendable {
         markupInUnsignedTail: Bool = false,
         requireOwner: Bool = true,
         documentTime: SenderTime? = nil,
+        organizationalDomain: DomainName? = nil,
+        now: Date = Date(),
         sourceDescription: String
     ) {
         var codes: [String] = []
         var flagsUsed: [DeveloperFlag] = []
+        var marks: [String] = []
+        var testOwners: Set<OwnerAddress>? = nil
+        var linkDomain = organizationalDomain
         var deferred = false
         var owners = givenOwners
         var senderTime = documentTime
@@ -67,6 +78,7 @@ package struct AdmissionDecision: Sendable {
         switch source {
         case .email(let authentication):
             sourceDomain = authentication.fromDomain
+            linkDomain = linkDomain ?? authentication.organizationalDomain
             senderTime = senderTime ?? authentication.senderTime
             if authentication.fromDomain == nil {
                 codes.append("admission.from-invalid")
@@ -102,16 +114,22 @@ package struct AdmissionDecision: Sendable {
             }
         }
 
-        // 2. The registry: the source's domain, or a parent of it, registered and approved.
+        // 2. The registry: the source's domain, or a parent of it, registered and approved; before approval, a
+        //    verified domain's test mode admits for its listed owners only (checked in 3.), and a development or test
+        //    policy may admit pending and verified domains, saying so.
         if sourceDomain != nil && codes.isEmpty && !deferred {
-            switch registration?.status {
-            case .approved: break
-            case let status:
-                if flags.contains(.allowAnyDomain) {
-                    flagsUsed.append(.allowAnyDomain)
-                } else {
-                    codes.append(status == .pending ? "registry.domain-pending" : status == .revoked ? "registry.domain-revoked" : "registry.domain-not-registered")
-                }
+            let status = registration?.status
+            if status == .approved {
+                // Trusted.
+            } else if status == .verified, let test = registration?.trust.testMode, test.isActive(at: now) {
+                testOwners = Set(test.owners)
+                marks.append(Self.testModeMark)
+            } else if status == .pending || status == .verified, policy.registration.admitUnapproved {
+                marks.append(Self.unapprovedDomainMark)
+            } else if flags.contains(.allowAnyDomain) {
+                flagsUsed.append(.allowAnyDomain)
+            } else {
+                codes.append(Self.registryRefusal(status))
             }
         }
 
@@ -127,18 +145,25 @@ package struct AdmissionDecision: Sendable {
                 let signed = Set(unverified ? authentication.recipients : authentication.signedRecipients)
                 if owners.contains(where: { !signed.contains($0) }) { codes.append("admission.recipient-not-signed") }
             }
+            if let testOwners, codes.isEmpty, owners.contains(where: { !testOwners.contains($0) }) {
+                codes.append("registry.test-mode-owner-not-listed")
+                marks.removeAll { $0 == Self.testModeMark }  // it admitted nothing
+            }
         }
         if resolutions.isEmpty && codes.isEmpty && !deferred { codes.append("markup.no-reservations") }
 
         // 4. The items.
         let accepted = Set(policy.acceptedKinds)
-        let flagNames = flagsUsed.map(\.rawValue)
+        let flagNames = flagsUsed.map(\.rawValue) + marks
         // The store keys a reservation by the registered domain that vouched for it, not the exact
         // From or host name: a registration covers its subdomains, and senders confirm from one
         // (mail.x) and change or cancel from another (x), which must reach the same record.
-        let approvedDomain = registration?.status == .approved ? registration?.domain : nil
+        let vouchingDomain = registration?.status == .approved || !marks.isEmpty ? registration?.domain : nil
+        let links = (linkDomain ?? sourceDomain).map { LinkPolicy(organizationalDomain: $0, hosts: registration?.trust.hosts ?? []) }
         let sourceRefusal = codes
-        let items: [Item] = resolutions.map { resolution in
+        let items: [Item] = resolutions.map { original in
+            // Links the policy does not keep leave the markup here, before anything is stored or reported.
+            let (resolution, linkWarnings) = links?.apply(to: original) ?? (original, [])
             let reference = resolution.reservation?.itemReference ?? resolution.reservation?.reservationId ?? "?"
             var itemCodes = sourceRefusal
             if deferred { itemCodes.append("admission.deferred") }
@@ -153,11 +178,12 @@ package struct AdmissionDecision: Sendable {
             guard itemCodes.isEmpty, let reservation = resolution.reservation, let domain = sourceDomain else {
                 return Item(resolution: resolution, itemReference: reference, admitted: [], codes: Self.unique(itemCodes))
             }
+            let warnings = linkWarnings.map { StoredPayload.Warning(code: $0.code.rawValue, path: $0.path) }
             let incoming = owners.map { owner in
                 IncomingReservation(
                     admitted: reservation, normalized: resolution.normalized, owner: owner,
-                    sourceDomain: approvedDomain ?? domain.ascii, senderTime: senderTime, flags: flagNames,
-                    source: sourceDescription)
+                    sourceDomain: vouchingDomain ?? domain.ascii, senderTime: senderTime, flags: flagNames,
+                    source: sourceDescription, warnings: warnings)
             }
             return Item(resolution: resolution, itemReference: reference, admitted: incoming, codes: [])
         }
@@ -165,6 +191,7 @@ package struct AdmissionDecision: Sendable {
         self.codes = Self.unique(codes)
         self.sourceDomain = sourceDomain
         self.flagsUsed = flagsUsed
+        self.marks = marks
         self.owners = owners
         self.items = items
         if deferred {
@@ -174,6 +201,22 @@ package struct AdmissionDecision: Sendable {
         } else {
             let admittedCount = items.filter { $0.codes.isEmpty }.count
             verdict = admittedCount == items.count ? .admitted : admittedCount == 0 ? .rejected : .partial
+        }
+    }
+
+    /// Named beside the flags when a policy admitted a domain that is not approved (pending or verified).
+    package static let unapprovedDomainMark = "unapproved-domain"
+    /// Named beside the flags when a domain's test mode admitted markup for a listed owner.
+    package static let testModeMark = "test-mode"
+
+    /// Why the registry refuses a source whose registration has `status` (nil: none covers it).
+    static func registryRefusal(_ status: RegisteredDomain.Status?) -> String {
+        switch status {
+        case nil: AdmissionError.Code.domainNotRegistered.description
+        case .pending?: AdmissionError.Code.domainNotVerified.description
+        case .verified?: AdmissionError.Code.domainNotApproved.description
+        case .suspended?: AdmissionError.Code.domainSuspended.description
+        case .approved?: ""
         }
     }
 

@@ -17,6 +17,65 @@ package struct Policy: Codable, Sendable, Hashable {
     package struct Registration: Codable, Sendable, Hashable {
         /// Approve a domain as soon as it is registered (development); otherwise it waits for `approve`.
         package var approveOnRegister = false
+        /// Approve only a domain whose registrant proved control of it (its challenge record found in DNS): the
+        /// production policy. Cannot go with `approveOnRegister`.
+        package var requireProof = false
+        /// Admit markup from `pending` and `verified` domains, each admission marked `unapproved-domain` in the
+        /// decision log and on the reservation (development and test policies).
+        package var admitUnapproved = false
+        /// Anyone may register a domain through `POST /v1/domains` without a token: it starts `pending`, with a sender
+        /// token that can do nothing but prove control until the proof passes.
+        package var open = false
+    }
+
+    /// How the proofs of domain control are checked again (issue 15).
+    package struct Verification: Codable, Sendable, Hashable {
+        /// How often the cluster looks up every proved domain's challenge record again (once, on one node).
+        package var recheckIntervalSeconds: Double = 86_400
+        /// Lookups in a row that find the record gone before the domain is suspended (a DNS failure counts neither way).
+        package var missingChecksBeforeSuspension = 3
+    }
+
+    /// A domain's test mode: its markup admitted before approval, for a few listed owners only.
+    package struct TestMode: Codable, Sendable, Hashable {
+        /// Whether senders and operators may turn it on.
+        package var mayEnable = true
+        /// How long it stays on when no duration is given, in seconds.
+        package var defaultDurationSeconds: Double = 24 * 3600
+        /// The longest it may stay on, in seconds.
+        package var maximumDurationSeconds: Double = 7 * 24 * 3600
+        /// The most owners it may list.
+        package var maximumOwners = 10
+    }
+
+    /// One quota: at most `limit` in each window of `seconds` (0: no limit).
+    package struct QuotaLimit: Codable, Sendable, Hashable {
+        package var limit = 0
+        package var seconds: Double
+
+        package init(limit: Int = 0, seconds: Double) {
+            self.limit = limit
+            self.seconds = seconds
+        }
+    }
+
+    /// The quotas of one scope (a sender domain, an owner).
+    package struct QuotaLimits: Codable, Sendable, Hashable {
+        /// Messages (emails and pages) submitted, by default per minute.
+        package var messages = QuotaLimit(seconds: 60)
+        /// Reservations admitted (created, updated, cancelled), by default per day.
+        package var reservations = QuotaLimit(seconds: 86_400)
+        /// Bytes of messages submitted, by default per day.
+        package var bytes = QuotaLimit(seconds: 86_400)
+
+        /// True when no quota is set.
+        package var isUnlimited: Bool { messages.limit == 0 && reservations.limit == 0 && bytes.limit == 0 }
+    }
+
+    /// Quotas per sender domain and per owner, counted across the cluster in the store (issue 15).
+    package struct Quotas: Codable, Sendable, Hashable {
+        package var domain = QuotaLimits()
+        package var owner = QuotaLimits()
     }
 
     package struct Flags: Codable, Sendable, Hashable {
@@ -83,6 +142,9 @@ package struct Policy: Codable, Sendable, Hashable {
     package var acceptedKinds = ["restaurant", "flight", "lodging", "rentalCar", "train", "bus", "boat", "event"]
     package var web = Web()
     package var sandbox = Sandbox()
+    package var verification = Verification()
+    package var testMode = TestMode()
+    package var quotas = Quotas()
 
     package init() {}
 
@@ -95,6 +157,19 @@ package struct Policy: Codable, Sendable, Hashable {
         }
         if !sandbox.enabled && !sandbox.mayDisable {
             throw AdmissionError(code: .policyInvalid, reason: "\(source): sandbox.enabled is false, but this policy does not allow running extraction outside the sandbox")
+        }
+        if registration.approveOnRegister && registration.requireProof {
+            throw AdmissionError(code: .policyInvalid, reason: "\(source): registration.approveOnRegister approves without a proof of domain control, which registration.requireProof forbids; set one of them to false")
+        }
+        if verification.recheckIntervalSeconds < 1 || verification.missingChecksBeforeSuspension < 1 {
+            throw AdmissionError(code: .policyInvalid, reason: "\(source): verification.recheckIntervalSeconds and verification.missingChecksBeforeSuspension must be at least 1")
+        }
+        for (name, limit) in [
+            ("domain.messages", quotas.domain.messages), ("domain.reservations", quotas.domain.reservations),
+            ("domain.bytes", quotas.domain.bytes), ("owner.messages", quotas.owner.messages),
+            ("owner.reservations", quotas.owner.reservations), ("owner.bytes", quotas.owner.bytes),
+        ] where limit.limit < 0 || limit.seconds < 1 || limit.seconds > 366 * 86_400 {
+            throw AdmissionError(code: .policyInvalid, reason: "\(source): quotas.\(name) needs a limit of 0 or more (0: none) and seconds from 1 to 31622400")
         }
         let known = Set(Policy().acceptedKinds)
         if let unknown = acceptedKinds.first(where: { !known.contains($0) }) {

@@ -103,6 +103,11 @@ package final class CachingResolver: TXTResolver {
         }
     }
 
+    /// The upstream's answer, past the cache (and not stored in it): a proof must see the zone as it is now.
+    package func freshTXTAnswer(for name: String) async -> TXTAnswer {
+        await upstream.freshTXTAnswer(for: name)
+    }
+
     package func txtRecords(for name: String) async throws(DNSError) -> [TXTRecord] {
         let key = Self.key(for: name)
         let instant = now()

@@ -6,39 +6,46 @@ extension DNSClient {
         let cancellation: CancellationFlag
 
         /// Runs the lookup to its end; call only on a thread that may block.
-        func run() -> Result<[TXTRecord], DNSError> {
+        func run() -> Result<[TXTRecord], DNSError> { answer().result }
+
+        /// Runs the lookup to its end, saying whose answer it is; call only on a thread that may block.
+        func answer() -> (result: Result<[TXTRecord], DNSError>, server: NameserverAddress?) {
             let servers = configuration.nameservers
             guard !servers.isEmpty else {
-                return .failure(
-                    DNSError(code: .network, reason: "no nameserver is configured; give one with --nameserver"))
+                return (
+                    .failure(DNSError(code: .network, reason: "no nameserver is configured; give one with --nameserver")),
+                    nil
+                )
             }
             let timeout = max(configuration.timeout, .milliseconds(1))
             var answeredBadly = Array(repeating: false, count: servers.count)
-            var serverError: DNSError? = nil
+            var serverError: (DNSError, NameserverAddress)? = nil
             var transportError: DNSError? = nil
             for _ in 0..<max(configuration.attempts, 1) {
                 for (index, server) in servers.enumerated() where !answeredBadly[index] {
                     do throws(DNSError) {
-                        return .success(try ask(server, timeout: timeout))
+                        return (.success(try ask(server, timeout: timeout)), server)
                     } catch {
                         switch error.code {
-                        case .nameNotFound, .noData, .cancelled:
-                            return .failure(error)
+                        case .nameNotFound, .noData:
+                            return (.failure(error), server)
+                        case .cancelled:
+                            return (.failure(error), nil)
                         case .timeout, .network:
                             transportError = error
                         default:
                             // SERVFAIL, REFUSED, unreadable: this server has spoken; ask the others.
-                            serverError = serverError ?? error
+                            serverError = serverError ?? (error, server)
                             answeredBadly[index] = true
                         }
                     }
                 }
                 if !answeredBadly.contains(false) { break }
             }
-            if let serverError { return .failure(serverError) }
-            return .failure(
-                transportError
-                    ?? DNSError(code: .timeout, reason: "no nameserver answered for \(name)"))
+            if let serverError { return (.failure(serverError.0), serverError.1) }
+            return (
+                .failure(transportError ?? DNSError(code: .timeout, reason: "no nameserver answered for \(name)")), nil
+            )
         }
 
         /// One try with one server: UDP, then TCP if truncated, then once more without EDNS on FORMERR.

@@ -45,4 +45,37 @@ package struct DNSClient: TXTResolver {
         }
         return try result.get()
     }
+
+    /// Asks the configured nameservers, as ``txtRecords(for:)`` does, and says which one gave the answer.
+    package func freshTXTAnswer(for name: String) async -> TXTAnswer {
+        let domainName: DomainName
+        do {
+            domainName = try DomainName(validating: name)
+        } catch {
+            return TXTAnswer(result: .failure(error), answeredBy: nil)
+        }
+        guard !Task.isCancelled else {
+            return TXTAnswer(
+                result: .failure(DNSError(code: .cancelled, reason: "the lookup of \(domainName) was cancelled before it began")),
+                answeredBy: nil)
+        }
+        let lookup = Lookup(configuration: configuration, name: domainName, cancellation: CancellationFlag())
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<TXTAnswer, Never>) in
+                let started = BlockingThread.start {
+                    let (result, server) = lookup.answer()
+                    continuation.resume(returning: TXTAnswer(result: result, answeredBy: server?.description))
+                }
+                if !started {
+                    continuation.resume(
+                        returning: TXTAnswer(
+                            result: .failure(
+                                DNSError(code: .network, reason: "could not start a thread for the lookup of \(domainName)")),
+                            answeredBy: nil))
+                }
+            }
+        } onCancel: {
+            lookup.cancellation.cancel()
+        }
+    }
 }

@@ -11,6 +11,35 @@ package protocol TXTResolver: Sendable {
     ///   `.serverFailure`, `.refused`, `.timeout`, `.network` and `.malformedResponse` may succeed later
     ///   (`isTemporary`).
     func txtRecords(for name: String) async throws(DNSError) -> [TXTRecord]
+
+    /// Asks for the TXT records at `name` past any cache, saying who answered: for a proof of domain control, which
+    /// must see the zone as it is now and record where the answer came from.
+    func freshTXTAnswer(for name: String) async -> TXTAnswer
+}
+
+extension TXTResolver {
+    /// ``txtRecords(for:)``, not saying who answered (a resolver that cannot tell).
+    package func freshTXTAnswer(for name: String) async -> TXTAnswer {
+        do {
+            return TXTAnswer(result: .success(try await txtRecords(for: name)), answeredBy: nil)
+        } catch {
+            return TXTAnswer(result: .failure(error), answeredBy: nil)
+        }
+    }
+}
+
+/// The answer to one TXT lookup and who gave it.
+package struct TXTAnswer: Sendable {
+    /// The records, or why there are none (a definitive NXDOMAIN or NODATA, or a failure for now).
+    package var result: Result<[TXTRecord], DNSError>
+    /// The nameserver whose answer this is (`127.0.0.1:53`), the zone file (`zone file keys.zone`); nil when no
+    /// nameserver answered at all, or the resolver cannot tell.
+    package var answeredBy: String?
+
+    package init(result: Result<[TXTRecord], DNSError>, answeredBy: String?) {
+        self.result = result
+        self.answeredBy = answeredBy
+    }
 }
 
 /// One TXT resource record: its character-strings (each at most 255 bytes on the wire).

@@ -17,6 +17,8 @@ internal import Foundation
 package struct ZoneFileResolver: TXTResolver {
     /// Lower-cased absolute names without the final dot → their TXT records (empty: exists without TXT).
     private let records: [String: [TXTRecord]]
+    /// Where the records came from, for ``freshTXTAnswer(for:)``: `zone file PATH`, or `zone text`.
+    package let source: String
 
     /// Parses zone-file text.
     ///
@@ -29,6 +31,7 @@ package struct ZoneFileResolver: TXTResolver {
         var parser = ZoneFileParser(defaultTTL: defaultTTL)
         if let origin { try parser.setInitialOrigin(origin) }
         records = try parser.parse(Array(zoneText.utf8))
+        source = "zone text"
     }
 
     /// Reads and parses the zone file at `path`.
@@ -42,6 +45,7 @@ package struct ZoneFileResolver: TXTResolver {
         var parser = ZoneFileParser(defaultTTL: defaultTTL)
         if let origin { try parser.setInitialOrigin(origin) }
         records = try parser.parse([UInt8](data))
+        source = "zone file \(path)"
     }
 
     /// Names with at least one record of any type, lower-cased, without the final dot.
@@ -57,5 +61,13 @@ package struct ZoneFileResolver: TXTResolver {
             throw DNSError(code: .noData, reason: "\(key) is in the zone file but has no TXT record")
         }
         return found
+    }
+
+    package func freshTXTAnswer(for name: String) async -> TXTAnswer {
+        do {
+            return TXTAnswer(result: .success(try await txtRecords(for: name)), answeredBy: source)
+        } catch {
+            return TXTAnswer(result: .failure(error), answeredBy: error.code == .invalidName ? nil : source)
+        }
     }
 }

@@ -20,6 +20,8 @@ package enum GatewayApplication {
         addFlagAndLogRoutes(to: router, services)
         addReservationRoutes(to: router, services)
         addTokenRoutes(to: router, services)
+        addChangeRoutes(to: router, services)
+        addWebhookRoutes(to: router, services)
         // The console's pages for people (HTML, not API operations: openapi.yaml does not list them).
         addConsoleRoutes(to: router, services)
         return router

@@ -1,7 +1,7 @@
 import CoreMetrics
 package import Ingestion
 import Metrics
-import Store
+package import Store
 package import Prometheus
 import Synchronization
 
@@ -74,6 +74,32 @@ package final class GatewayMetrics: Sendable {
         Counter(label: "gateway_busy_refusals_total", dimensions: [("channel", channel)], factory: factory).increment()
     }
 
+    /// A submission refused because a quota was used up (`quota.domain-messages`, ...), by scope and metric.
+    package func recordQuotaRefusal(_ refusal: QuotaRefusal, channel: String) {
+        Counter(
+            label: "gateway_quota_refusals_total",
+            dimensions: [
+                ("channel", channel), ("scope", refusal.key.scope.rawValue), ("metric", refusal.key.metric.rawValue),
+            ], factory: factory
+        ).increment()
+    }
+
+    /// What the quotas counted, by scope and metric (messages, reservations, bytes), across every subject.
+    package func recordQuotaUse(_ charges: [QuotaCharge]) {
+        for charge in charges where charge.amount > 0 {
+            Counter(
+                label: "gateway_quota_counted_total",
+                dimensions: [("scope", charge.key.scope.rawValue), ("metric", charge.key.metric.rawValue)],
+                factory: factory
+            ).increment(by: Int(clamping: charge.amount))
+        }
+    }
+
+    /// One periodic re-check of a domain's proof of control, by its result (found, missing, failed).
+    package func recordDomainCheck(result: String) {
+        Counter(label: "gateway_domain_checks_total", dimensions: [("result", result)], factory: factory).increment()
+    }
+
     /// Brings the sandbox restart counter up to `total` (the pool's own count since it started).
     package func observeSandboxRestarts(total: Int) {
         let delta = sandboxRestartsSeen.withLock { seen -> Int in
@@ -82,6 +108,17 @@ package final class GatewayMetrics: Sendable {
         }
         let counter = Counter(label: "gateway_sandbox_restarts_total", factory: factory)
         if delta > 0 { counter.increment(by: delta) }
+    }
+
+    /// One webhook delivery attempt: `delivered`, `retry` or `dead`, and how long from the change's commit to the
+    /// receiver's answer for a delivered one.
+    package func recordDelivery(result: String, sinceChange: Duration?) {
+        Counter(label: "gateway_webhook_deliveries_total", dimensions: [("result", result)], factory: factory)
+            .increment()
+        if let sinceChange {
+            Timer(label: "gateway_webhook_delivery_delay_seconds", factory: factory)
+                .recordNanoseconds(Self.nanoseconds(sinceChange))
+        }
     }
 
     /// Gauges read at scrape time.

@@ -7,6 +7,7 @@ package import Logging
 package import NIOCore
 import ServiceLifecycle
 import UnixSignals
+import WebFetch
 
 /// `gateway serve`: the HTTP API, the LMTP listener and the spool's retry timer, run as one service group that
 /// shuts down gracefully on SIGTERM or SIGINT (new connections refused, work in flight finished, up to the drain
@@ -31,8 +32,13 @@ package struct GatewayServer: Sendable {
         let application = try GatewayApplication.application(services, logger: logger) { address in
             if let address { onListening(.http, address) }
         }
+        let store = services.ingestor.environment.store
+        let transport = try services.webhookTransport ?? PageFetcher(configuration: services.webhookFetchConfiguration())
         var group: [any Service] = [
             SpoolRetryService(services: services, logger: logger, startedAt: services.ingestor.environment.now()),
+            WebhookDispatcher(
+                store: store, transport: transport, configuration: services.webhookDispatcherConfiguration,
+                node: services.node, now: services.ingestor.environment.now, metrics: services.metrics, logger: logger),
             ClusterJobs(
                 jobs: services.clusterJobs, store: services.ingestor.environment.store, node: services.node,
                 tick: services.clusterJobTick, now: services.ingestor.environment.now, logger: logger),

@@ -1,6 +1,8 @@
 import Foundation
 package import Ingestion
+import Publishing
 import Synchronization
+package import WebFetch
 
 /// Everything the HTTP API and the LMTP listener share: the pipeline, the tokens, the back-pressure gate and the
 /// metrics. Built once by `gateway serve` (or a test) and handed to ``GatewayApplication`` and ``LMTPDelivery``.
@@ -23,7 +25,12 @@ package struct GatewayServices: Sendable {
     package var clusterJobTick: Duration = .seconds(5)
     /// This node's name in the store's job leases.
     package let node = ClusterJobs.nodeName()
+    /// Sends webhook deliveries; nil: WebFetch's POST under the policy (``webhookFetchConfiguration()``), made when
+    /// the server starts.
+    package var webhookTransport: (any WebhookTransport)? = nil
     let lifecycle = ServerLifecycle()
+    /// The owner pseudonyms' key once read from the store (``pseudonyms()``).
+    let pseudonymKey = KeyCache()
     /// Who may hold the HTTP listener's connections (``GuardedHTTPChannel``).
     package let connectionGuard: ConnectionGuard
 
@@ -46,6 +53,32 @@ package struct GatewayServices: Sendable {
         self.sandboxRestarts = sandboxRestarts
         self.sandboxReady = sandboxReady
         self.actorPrefix = actorPrefix
+        clusterJobs.append(Self.domainRecheckJob(ingestor: ingestor, metrics: metrics, actor: "\(actorPrefix):recheck"))
+    }
+
+    /// What a webhook delivery may reach and trusts: page fetching's configuration under the policy, without any
+    /// developer flag (HTTPS always, the policy's address rules, trust bundles and host map), with the webhook limits.
+    package func webhookFetchConfiguration() throws(FetchError) -> PageFetcher.Configuration {
+        var fetch = try ingestor.environment.policy.fetchConfiguration()
+        fetch.limits = PageFetcher.Limits(
+            maximumBodyBytes: configuration.webhookMaxResponseBytes,
+            timeToFirstByte: .milliseconds(Int64(configuration.webhookResponseTimeoutSeconds * 1000)),
+            total: .milliseconds(Int64(configuration.webhookTimeoutSeconds * 1000)), maximumRedirects: 0)
+        fetch.isHostAllowed = { _ in false }
+        fetch.userAgent = "gateway-webhooks/1.0"
+        return fetch
+    }
+
+    /// The webhook dispatcher's settings, from the server configuration.
+    package var webhookDispatcherConfiguration: WebhookDispatcher.Configuration {
+        var dispatcher = WebhookDispatcher.Configuration()
+        dispatcher.schedule = RetrySchedule(
+            initialInterval: configuration.webhookRetryInitialSeconds,
+            maximumInterval: configuration.webhookRetryMaxIntervalSeconds,
+            retryFor: configuration.webhookRetryForSeconds)
+        dispatcher.concurrency = configuration.webhookConcurrency
+        dispatcher.lease = configuration.webhookDispatcherLeaseSeconds
+        return dispatcher
     }
 
     /// Runs one ingestion in a gate slot and records it. - Returns: nil when the gate refused (full or closing).
@@ -70,6 +103,13 @@ package struct GatewayServices: Sendable {
         }
         return report
     }
+}
+
+/// A value read once and kept for the process's life (a store secret).
+final class KeyCache: Sendable {
+    private let value = Mutex<Data?>(nil)
+
+    func withLock<T>(_ body: (inout Data?) -> T) -> T { value.withLock { body(&$0) } }
 }
 
 /// Whether the server is draining (graceful shutdown): `/readyz` answers 503 so a load balancer stops sending.

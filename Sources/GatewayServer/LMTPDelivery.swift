@@ -17,7 +17,9 @@ import Synchronization
 ///   admissible markup is still delivered mail; `lmtp-refuse-rejected` answers 550 instead);
 /// - a DKIM temperror (a key lookup that failed for now): `451 4.4.3`, the spool entry removed, so the MTA retries;
 /// - a decision slower than `lmtp-reply-deadline-seconds`: `250 2.0.0 queued`, the decision continuing from the spool;
-/// - the queue full: `452 4.3.1`; the spool unwritable: `451 4.3.0`.
+/// - the queue full: `452 4.3.1`; the spool unwritable: `451 4.3.0`;
+/// - a quota of its sender domain or of the recipient used up: `452 4.2.1` before anything is spooled, so the MTA keeps
+///   the message and delivers it again later (each recipient's delivery counts as one message).
 struct LMTPDelivery: LMTPDeliveryHandler {
     let services: GatewayServices
     let logger: Logger
@@ -47,12 +49,23 @@ struct LMTPDelivery: LMTPDeliveryHandler {
             for _ in envelope.recipients { services.metrics.recordLMTPReply(code: Self.withoutMarkup.code) }
             return Array(repeating: Self.withoutMarkup, count: envelope.recipients.count)
         }
+        // Quotas are looked up only for mail with markup: mail without it costs no store read.
+        let quotaDomain: String?
+        do {
+            quotaDomain = try await services.quotaDomain(ofMessage: envelope.message)
+        } catch {
+            logger.error("cannot look up a sender's quota domain", metadata: ["error": "\(error)"])
+            return Array(repeating: Self.storeUnavailable, count: envelope.recipients.count)
+        }
         let replies = await withTaskGroup(of: (Int, LMTPReply).self) { group in
             for (index, recipient) in envelope.recipients.enumerated() {
                 group.addTask {
                     // `recipient(_:session:)` accepted only owner addresses.
                     guard let owner = OwnerAddress(recipient) else { return (index, Self.storeUnavailable) }
-                    return (index, await deliver(envelope.message, to: owner, session: envelope.session))
+                    return (
+                        index,
+                        await deliver(envelope.message, to: owner, session: envelope.session, quotaDomain: quotaDomain)
+                    )
                 }
             }
             var replies = [LMTPReply](repeating: Self.storeUnavailable, count: envelope.recipients.count)
@@ -63,10 +76,23 @@ struct LMTPDelivery: LMTPDeliveryHandler {
         return replies
     }
 
-    private func deliver(_ message: [UInt8], to owner: OwnerAddress, session: LMTPSession) async -> LMTPReply {
+    private func deliver(
+        _ message: [UInt8], to owner: OwnerAddress, session: LMTPSession, quotaDomain: String?
+    ) async -> LMTPReply {
         let environment = services.ingestor.environment
         let store = environment.store
         if services.gate.isFull { return Self.busy }
+        // Quotas before the spool: a refused delivery leaves nothing behind, and the MTA delivers it again later.
+        do {
+            if let refusal = try await services.chargeIntake(
+                domain: quotaDomain, owners: [owner], bytes: message.count, channel: "lmtp")
+            {
+                return Self.overQuota(refusal)
+            }
+        } catch {
+            logger.error("cannot count a delivery against the quotas", metadata: ["error": "\(error)"])
+            return Self.storeUnavailable
+        }
         // Durable before any acknowledgement.
         let spooled: SpooledMessage
         do {
@@ -100,6 +126,7 @@ struct LMTPDelivery: LMTPDeliveryHandler {
             _ = try? await store.removeSpooledMessage(id: spooled.id)
             return Self.busy
         case .success(let report?):
+            await services.countWritten(report, domain: quotaDomain)
             return await reply(for: report, spoolID: spooled.id)
         }
     }
@@ -158,6 +185,12 @@ struct LMTPDelivery: LMTPDeliveryHandler {
 
     /// The reply to mail the prefilter found no markup in.
     static let withoutMarkup = LMTPReply(code: 250, enhancedCode: "2.0.0", text: "delivered; no markup")
+
+    /// A quota used up: the MTA keeps the message and delivers it again later.
+    static func overQuota(_ refusal: QuotaRefusal) -> LMTPReply {
+        LMTPReply(code: 452, enhancedCode: "4.2.1", text: "\(refusal.code): \(refusal.reason)")
+    }
+
     static let busy = LMTPReply(code: 452, enhancedCode: "4.3.1", text: "the gateway is busy; try again later")
     static let storeUnavailable = LMTPReply(
         code: 451, enhancedCode: "4.3.0", text: "the gateway cannot store the message now; try again later")

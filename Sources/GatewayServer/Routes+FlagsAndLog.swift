@@ -47,7 +47,7 @@ extension GatewayApplication {
         }
 
         struct LogPage: Encodable {
-            var entries: [DecisionLogEntry]
+            var entries: [LogEntryView]
             /// Pass as `after` for the next page (also when following new entries).
             var nextAfter: Int64?
             /// Pass as `before` for the page of older entries; nil when this page reached the oldest.
@@ -55,16 +55,58 @@ extension GatewayApplication {
         }
         router.get("/v1/log") { request, _ in
             let token = try await services.authenticate(request, needs: "an admin token or a sender token")
+            try await services.requireProof(token)
             let query = try services.logQuery(for: token, request.uri.queryParameters)
             let store = services.ingestor.environment.store
             let found = try await services.storeCall { try await store.entries(matching: query) }
+            let readable = try await services.readable(found, for: token)
             // Newest last, as `tail` prints: a page read back (not following) comes newest first from the store.
-            let entries = query.afterID == nil ? found.reversed() : found
+            // The cursors come from what the query found, also when a sender may read none of it.
+            let entries = query.afterID == nil ? readable.reversed() : readable
             let olderExist = query.afterID == nil && found.count == query.limit
             return try json(
                 LogPage(
-                    entries: entries, nextAfter: entries.last?.id ?? query.afterID,
-                    nextBefore: olderExist ? entries.first?.id : nil))
+                    entries: entries, nextAfter: (query.afterID == nil ? found.first?.id : found.last?.id) ?? query.afterID,
+                    nextBefore: olderExist ? found.last?.id : nil))
+        }
+    }
+}
+
+/// A decision log entry as the API shows it: as stored for an admin; for a sender, each owner address replaced by its
+/// pseudonym (``OwnerPseudonym``).
+struct LogEntryView: Encodable {
+    var entry: DecisionLogEntry
+    var owner: @Sendable (OwnerAddress) -> String
+
+    init(_ entry: DecisionLogEntry, owner: @escaping @Sendable (OwnerAddress) -> String = { $0.address }) {
+        self.entry = entry
+        self.owner = owner
+    }
+
+    private enum Keys: String, CodingKey {
+        case id, time, channel, sourceDomain, source, owners, contentHash, verdict, codes, flags, reservations
+        case itemReference, owner, outcome
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Keys.self)
+        try container.encodeIfPresent(entry.id, forKey: .id)
+        try container.encode(entry.time, forKey: .time)
+        try container.encode(entry.channel, forKey: .channel)
+        try container.encodeIfPresent(entry.sourceDomain, forKey: .sourceDomain)
+        try container.encodeIfPresent(entry.source, forKey: .source)
+        try container.encode(entry.owners.map(owner), forKey: .owners)
+        try container.encode(entry.contentHash, forKey: .contentHash)
+        try container.encode(entry.verdict, forKey: .verdict)
+        try container.encode(entry.codes, forKey: .codes)
+        try container.encode(entry.flags, forKey: .flags)
+        var outcomes = container.nestedUnkeyedContainer(forKey: .reservations)
+        for record in entry.reservations {
+            var item = outcomes.nestedContainer(keyedBy: Keys.self)
+            try item.encode(record.itemReference, forKey: .itemReference)
+            try item.encodeIfPresent(record.owner.map(owner), forKey: .owner)
+            try item.encodeIfPresent(record.outcome, forKey: .outcome)
+            try item.encode(record.codes, forKey: .codes)
         }
     }
 }
@@ -134,5 +176,31 @@ extension GatewayServices {
             query.limit = value
         }
         return query
+    }
+}
+
+extension GatewayServices {
+    /// What `token` may read of `entries`, in their order: all of them as stored for an admin; for a sender, the
+    /// entries its own registration covers — not those of another registration below it — with each owner reduced to
+    /// a keyed pseudonym (``OwnerPseudonym``). The API's `GET /v1/log` and the console's log pages show entries
+    /// through it.
+    func readable(_ entries: [DecisionLogEntry], for token: AccessToken) async throws -> [LogEntryView] {
+        guard token.role == .sender else { return entries.map { LogEntryView($0) } }
+        let pseudonyms = try await storeCall { try await self.pseudonyms() }
+        let registry = ingestor.registry
+        var covering: [String: String?] = [:]
+        var own: [LogEntryView] = []
+        for entry in entries {
+            guard let source = entry.sourceDomain else { continue }
+            if covering[source] == nil {
+                let registration = try await storeCall {
+                    try await registry.entry(covering: DomainName(trustedASCII: source))
+                }
+                covering[source] = .some(registration?.domain)
+            }
+            guard case .some(.some(let registered)) = covering[source], registered == token.subject else { continue }
+            own.append(LogEntryView(entry) { pseudonyms.pseudonym(of: $0, forDomain: token.subject) })
+        }
+        return own
     }
 }

@@ -1,9 +1,9 @@
 import DKIM
 import Foundation
 import Hummingbird
-import ICalendar
 import Ingestion
 import NIOCore
+import Publishing
 import Store
 
 extension GatewayApplication {
@@ -70,7 +70,13 @@ extension GatewayApplication {
                 throw APIError.forbidden("this token does not read \(requested.prefix(80))'s calendar")
             }
             let records = try await services.storeCall { try await store.list(owner: owner) }
-            let body = Array(CalendarFeed.render(records).utf8)
+            let body = Array(
+                CalendarFeed.render(
+                    records,
+                    options: .init(
+                        refreshInterval: Double(services.configuration.calendarRefreshSeconds),
+                        name: "Reservations of \(owner.address)")
+                ).utf8)
             let etag = "\"\(ContentHash.sha256Hex(body).prefix(32))\""
             var headers: HTTPFields = [
                 .eTag: etag, .cacheControl: "private, max-age=\(services.configuration.calendarMaxAgeSeconds)",

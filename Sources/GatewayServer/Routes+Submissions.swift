@@ -26,33 +26,50 @@ extension GatewayApplication {
             router.post("\(prefix)/messages") { request, context in
                 try services.refuseWhileDraining()
                 let token = try await services.authenticate(request, needs: "a sender token or an admin token")
+                try await services.requireProof(token)
                 let bytes = try await services.body(of: request, limit: maxMessageBytes)
                 try services.authorizeSubmission(token, message: bytes)
                 let given = request.uri.queryParameters[values: "owner"]
                 guard given.count <= 16 else { throw APIError.invalid("at most 16 owner parameters", at: "owner") }
                 let owners = try given.map { try GatewayServices.owner(String($0), at: "owner") }
                 let source = "http:\(context.remoteAddress?.ipAddress ?? "unknown")"
+                // Quotas count submissions, not dry runs.
+                let quotaDomain = dryRun ? nil : try await services.storeCall { try await services.quotaDomain(ofMessage: bytes) }
+                if !dryRun, let refusal = try await services.storeCall({
+                    try await services.chargeIntake(domain: quotaDomain, owners: owners, bytes: bytes.count, channel: channel)
+                }) {
+                    throw APIError.overQuota(refusal)
+                }
                 let report = try await services.ingest(channel: channel) {
                     try await ingestor.ingestEmail(bytes, source: source, owners: owners, channel: .http, dryRun: dryRun)
                 }
                 guard let report else { throw APIError.busy(retryAfter: services.configuration.retryAfterSeconds) }
                 if !dryRun { services.metrics.recordPrefilter(channel: channel, hasMarkup: !report.isWithoutMarkup) }
+                await services.countWritten(report, domain: quotaDomain)
                 return try json(report, status: report.verdict == .deferred ? .accepted : .ok)
             }
 
             router.post("\(prefix)/pages") { request, _ in
                 try services.refuseWhileDraining()
                 let token = try await services.authenticate(request, needs: "a sender token or an admin token")
+                try await services.requireProof(token)
                 let input = try await services.decode(PageSubmission.self, from: request)
                 guard let url = URL(string: input.url), url.scheme != nil, let host = url.host, !host.isEmpty else {
                     throw APIError.invalid("url must be an absolute URL", at: "url")
                 }
                 let owner = try GatewayServices.owner(input.owner, at: "owner")
                 try services.authorizeSubmission(token, host: host)
+                let quotaDomain = dryRun ? nil : try await services.storeCall { try await services.quotaDomain(ofHost: host) }
+                if !dryRun, let refusal = try await services.storeCall({
+                    try await services.chargeIntake(domain: quotaDomain, owners: [owner], bytes: 0, channel: "web")
+                }) {
+                    throw APIError.overQuota(refusal)
+                }
                 let report = try await services.ingest(channel: dryRun ? "check" : "web") {
                     try await ingestor.ingestPage(url, owners: [owner], dryRun: dryRun)
                 }
                 guard let report else { throw APIError.busy(retryAfter: services.configuration.retryAfterSeconds) }
+                await services.countWritten(report, domain: quotaDomain)
                 return try json(report, status: report.verdict == .deferred ? .accepted : .ok)
             }
         }

@@ -103,6 +103,27 @@ package struct ServerConfiguration: Sendable, Hashable {
     /// The console: how long a sign-in lasts before the console asks for the token again (a session also ends at
     /// sign-out and when the token that signed in is revoked).
     package var consoleSessionMinutes = 720
+    /// Calendar feeds: how often subscribed calendars should fetch again (REFRESH-INTERVAL, X-PUBLISHED-TTL).
+    package var calendarRefreshSeconds = 900
+    /// The change feed: the longest `wait` a long poll may ask for.
+    package var changesMaxWaitSeconds = 60.0
+    /// Webhooks: the wait before the first retry; it doubles with each failure (with jitter).
+    package var webhookRetryInitialSeconds = 5.0
+    /// Webhooks: the longest wait between two attempts.
+    package var webhookRetryMaxIntervalSeconds = 3600.0
+    /// Webhooks: a delivery is retried for this long after it was queued, then dead.
+    package var webhookRetryForSeconds = 86_400.0
+    /// Webhooks: connecting, TLS and the receiver's response head must take at most this long.
+    package var webhookResponseTimeoutSeconds = 5.0
+    /// Webhooks: one attempt, the response body included, takes at most this long.
+    package var webhookTimeoutSeconds = 10.0
+    /// Webhooks: the longest response body read from a receiver.
+    package var webhookMaxResponseBytes = 65_536
+    /// Webhooks: attempts in flight at once.
+    package var webhookConcurrency = 16
+    /// Webhooks: how long the dispatcher's lease lasts (renewed at a third of it): how long deliveries wait for
+    /// another node when the dispatching one dies.
+    package var webhookDispatcherLeaseSeconds = 30.0
 
     package init() {}
 
@@ -173,6 +194,21 @@ package struct ServerConfiguration: Sendable, Hashable {
         try reader.double("shutdown-delay-seconds", into: &configuration.shutdownDelaySeconds, range: 0...3600)
         try reader.int("calendar-max-age-seconds", into: &configuration.calendarMaxAgeSeconds, range: 0...86_400)
         try reader.int("console-session-minutes", into: &configuration.consoleSessionMinutes, range: 1...43_200)
+        try reader.int("calendar-refresh-seconds", into: &configuration.calendarRefreshSeconds, range: 60...604_800)
+        try reader.double("changes-max-wait-seconds", into: &configuration.changesMaxWaitSeconds, range: 0...600)
+        try reader.double(
+            "webhook-retry-initial-seconds", into: &configuration.webhookRetryInitialSeconds, range: 0.01...3600)
+        try reader.double(
+            "webhook-retry-max-interval-seconds", into: &configuration.webhookRetryMaxIntervalSeconds,
+            range: 0.01...86_400)
+        try reader.double("webhook-retry-for-seconds", into: &configuration.webhookRetryForSeconds, range: 1...2_592_000)
+        try reader.double(
+            "webhook-response-timeout-seconds", into: &configuration.webhookResponseTimeoutSeconds, range: 0.1...300)
+        try reader.double("webhook-timeout-seconds", into: &configuration.webhookTimeoutSeconds, range: 0.1...600)
+        try reader.int("webhook-max-response-bytes", into: &configuration.webhookMaxResponseBytes, range: 0...16_777_216)
+        try reader.int("webhook-concurrency", into: &configuration.webhookConcurrency, range: 1...1024)
+        try reader.double(
+            "webhook-dispatcher-lease-seconds", into: &configuration.webhookDispatcherLeaseSeconds, range: 1...3600)
         try reader.finish()
         return configuration
     }

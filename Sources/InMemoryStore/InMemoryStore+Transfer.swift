@@ -22,6 +22,9 @@ extension InMemoryStore {
             case .flagChanges: records = state.flagChanges.map(TransferRecord.flagChange)
             case .spooledMessages: records = state.spool.sorted { $0.id < $1.id }.map(TransferRecord.spooled)
             case .tokens: records = state.tokens.map(TransferRecord.token)
+            case .changeEvents: records = state.changes.map(TransferRecord.change)
+            case .webhooks: records = state.webhooks.map(TransferRecord.webhook)
+            case .webhookDeliveries: records = state.deliveries.sorted { $0.id < $1.id }.map(TransferRecord.delivery)
             }
             guard let cursor else { return Array(records.prefix(limit)) }
             return Array(records.filter { Self.isAfter($0.cursor, cursor) }.prefix(limit))
@@ -62,6 +65,15 @@ extension InMemoryStore {
                 case .token(let token):
                     state.tokens.append(token)
                     state.lastID[.tokens] = max(state.lastID[.tokens] ?? 0, token.token.id)
+                case .change(let event):
+                    state.changes.append(event)
+                    state.lastPosition = max(state.lastPosition, event.position)
+                case .webhook(let stored):
+                    state.webhooks.append(stored)
+                    state.lastID[.webhooks] = max(state.lastID[.webhooks] ?? 0, stored.webhook.id)
+                case .delivery(let delivery):
+                    state.deliveries.append(delivery)
+                    state.lastID[.webhookDeliveries] = max(state.lastID[.webhookDeliveries] ?? 0, delivery.id)
                 }
             }
         }

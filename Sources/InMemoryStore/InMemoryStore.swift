@@ -18,6 +18,13 @@ package final class InMemoryStore: ManagedStore {
         var spool: [SpooledMessage] = []
         var tokens: [StoredToken] = []
         var leases: [String: JobLease] = [:]
+        var quotaCounters: [QuotaKey: QuotaCounter] = [:]
+        var secrets: [String: Data] = [:]
+        /// The outbox, in position order, and the last position handed out.
+        var changes: [ChangeEvent] = []
+        var lastPosition: Int64 = 0
+        var webhooks: [StoredWebhook] = []
+        var deliveries: [WebhookDelivery] = []
         /// The last identifier handed out, per table (never reused, like AUTOINCREMENT and identity columns).
         var lastID: [StoreTable: Int64] = [:]
 
@@ -31,6 +38,7 @@ package final class InMemoryStore: ManagedStore {
     let state = Mutex(State())
     let limits: StoreLimits
     let now: @Sendable () -> Date
+    package let changeSignal = ChangeSignal()
 
     package init(limits: StoreLimits = StoreLimits(), now: @escaping @Sendable () -> Date = { Date() }) {
         self.limits = limits
@@ -66,6 +74,8 @@ package final class InMemoryStore: ManagedStore {
                 .decisionLog: state.log.count, .registeredDomains: state.domains.count,
                 .domainChanges: state.domainChanges.count, .flags: state.flags.count,
                 .flagChanges: state.flagChanges.count, .spooledMessages: state.spool.count, .tokens: state.tokens.count,
+                .changeEvents: state.changes.count, .webhooks: state.webhooks.count,
+                .webhookDeliveries: state.deliveries.count,
             ]
         }
         return StoreStatus(
@@ -80,11 +90,17 @@ package final class InMemoryStore: ManagedStore {
     package func apply(_ reservations: [IncomingReservation]) async throws -> [LifecycleOutcome] {
         try limits.validate(reservations)
         let now = self.now()
-        return try transaction { state in try reservations.map { try Self.apply($0, now: now, to: &state) } }
+        let plans = try transaction { state in
+            try reservations.map { try Self.apply($0, now: now, channel: nil, to: &state) }
+        }
+        if plans.contains(where: \.recordsChanges) { changeSignal.notify() }
+        return plans.map(\.outcome)
     }
 
-    /// Plans `item` over what the state holds and executes the plan.
-    static func apply(_ item: IncomingReservation, now: Date, to state: inout State) throws -> LifecycleOutcome {
+    /// Plans `item` over what the state holds and executes the plan. - Returns: The plan executed.
+    static func apply(_ item: IncomingReservation, now: Date, channel: IngestionChannel?, to state: inout State) throws
+        -> LifecyclePlan
+    {
         let reads = ReservationLifecycle.reads(for: item)
         let records = state.reservations.filter {
             $0.owner == reads.owner && $0.sourceDomain == reads.sourceDomain
@@ -96,9 +112,9 @@ package final class InMemoryStore: ManagedStore {
                 id: $0.id, itemReference: $0.itemReference, version: $0.version, content: $0.content,
                 cancelledAt: $0.cancelledAt)
         }
-        let plan = ReservationLifecycle.plan(for: item, state: reads.state(from: records), now: now)
+        let plan = ReservationLifecycle.plan(for: item, state: reads.state(from: records), now: now, channel: channel)
         for write in plan.writes { try execute(write, on: &state) }
-        return plan.outcome
+        return plan
     }
 
     static func execute(_ write: LifecycleWrite, on state: inout State) throws {
@@ -129,6 +145,13 @@ package final class InMemoryStore: ManagedStore {
         case .advanceSenderTime(let recordID, let time):
             guard let index = state.reservations.firstIndex(where: { $0.id == recordID }) else { return }
             state.reservations[index].content.senderTime = time
+        case .recordChange(let key, let kind, let at, let channel):
+            guard let record = state.reservations.first(where: { $0.key == key }) else {
+                throw StoreError(code: .conflict, reason: "the record of a change to record is gone")
+            }
+            state.lastPosition += 1
+            state.changes.append(
+                ChangeEvent(position: state.lastPosition, kind: kind, recordedAt: at, channel: channel, reservation: record))
         }
     }
 
@@ -224,12 +247,14 @@ package final class InMemoryStore: ManagedStore {
         try limits.validate(reservations)
         try limits.validate(decision)
         let now = self.now()
-        return try transaction { state in
-            let outcomes = try reservations.map { try Self.apply($0, now: now, to: &state) }
-            let stored = Self.append(decision.recording(outcomes, of: reservations), to: &state)
+        let (stored, recordsChanges) = try transaction { state in
+            let plans = try reservations.map { try Self.apply($0, now: now, channel: decision.channel, to: &state) }
+            let stored = Self.append(decision.recording(plans.map(\.outcome), of: reservations), to: &state)
             if let spoolID { state.spool.removeAll { $0.id == spoolID } }
-            return stored
+            return (stored, plans.contains(where: \.recordsChanges))
         }
+        if recordsChanges { changeSignal.notify() }
+        return stored
     }
 
     // MARK: - Registry
@@ -242,26 +267,26 @@ package final class InMemoryStore: ManagedStore {
         read { $0.domains.values.filter { status == nil || $0.status == status }.sorted { $0.domain < $1.domain } }
     }
 
-    package func setDomain(
-        _ domain: String, status: RegisteredDomain.Status, contact: String?, by actor: String
-    ) async throws -> RegisteredDomain {
+    package func updateDomain(
+        _ domain: String, by actor: String,
+        _ change: @escaping @Sendable (RegisteredDomain?, Date) throws -> DomainUpdate?
+    ) async throws -> RegisteredDomain? {
         let name = StoreNames.domain(domain)
-        try limits.validateDomainChange(domain: name, contact: contact, actor: actor)
+        try limits.validateDomainChange(domain: name, contact: nil, actor: actor)
         let now = StoreTime.truncated(self.now())
+        let limits = self.limits
         return try transaction { state in
-            var entry =
-                state.domains[name]
-                ?? RegisteredDomain(
-                    domain: name, status: status, contact: contact, createdAt: now, updatedAt: now, updatedBy: actor)
-            entry.status = status
-            entry.contact = contact ?? entry.contact
-            entry.updatedAt = now
-            entry.updatedBy = actor
+            let current = state.domains[name]
+            guard let update = try change(current, now) else { return current }
+            let entry = DomainUpdate.stamped(update, name: name, current: current, now: now, actor: actor)
+            try limits.validateRegistration(entry, reason: update.reason)
             state.domains[name] = entry
-            state.domainChanges.append(
-                DomainChange(
-                    id: state.nextID(.domainChanges), domain: name, status: status, contact: entry.contact,
-                    changedAt: now, changedBy: actor))
+            if update.recordsChange {
+                state.domainChanges.append(
+                    DomainChange(
+                        id: state.nextID(.domainChanges), domain: name, status: entry.status, contact: entry.contact,
+                        changedAt: now, changedBy: actor, reason: update.reason))
+            }
             return entry
         }
     }
@@ -434,6 +459,46 @@ package final class InMemoryStore: ManagedStore {
             }
             state.tokens[index].token.revokedAt = now
             return true
+        }
+    }
+
+    // MARK: - Quotas and secrets
+
+    package func chargeQuotas(_ charges: [QuotaCharge]) async throws -> QuotaRefusal? {
+        try limits.validateQuotaCharges(charges)
+        let now = StoreTime.truncated(self.now())
+        return try transaction { state in
+            switch charges.applied(to: state.quotaCounters, at: now) {
+            case .failure(let refusal): return refusal
+            case .success(let written):
+                for counter in written { state.quotaCounters[counter.key] = counter }
+                return nil
+            }
+        }
+    }
+
+    package func quotaCounters(scope: QuotaKey.Scope, subject: String) async throws -> [QuotaCounter] {
+        read { state in
+            state.quotaCounters.values.filter { $0.key.scope == scope && $0.key.subject == subject }
+                .sorted { $0.key.metric.rawValue < $1.key.metric.rawValue }
+        }
+    }
+
+    package func removeQuotaCounters(endedBefore instant: Date) async throws -> Int {
+        try transaction { state in
+            let ended = state.quotaCounters.filter { $0.value.windowEnd < instant }.map(\.key)
+            for key in ended { state.quotaCounters[key] = nil }
+            return ended.count
+        }
+    }
+
+    package func secret(_ name: String, orMake make: @escaping @Sendable () -> Data) async throws -> Data {
+        try limits.checkField(name, "name")
+        return try transaction { state in
+            if let stored = state.secrets[name] { return stored }
+            let made = make()
+            state.secrets[name] = made
+            return made
         }
     }
 }

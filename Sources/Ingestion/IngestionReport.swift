@@ -51,6 +51,20 @@ package struct IngestionReport: Sendable, Codable, Hashable {
     /// Whether this is the answer to a message without markup (``noMarkupCode``).
     package var isWithoutMarkup: Bool { codes == [Self.noMarkupCode] && logID == nil }
 
+    /// The code of mail that carries no markup found only after extraction: no reservation, no broken markup and no
+    /// failure (the prefilter's evidence was a false alarm). Rejected, nothing stored, nothing logged.
+    package static let noReservationsCode = "markup.no-reservations"
+
+    /// Whether this answers mail that carried no markup (``noReservationsCode``, nothing logged).
+    package var isWithoutReservations: Bool { codes == [Self.noReservationsCode] && logID == nil && !dryRun }
+
+    /// The report for mail that carried no markup after extraction.
+    static func withoutReservations(source: String, channel: IngestionChannel, owners: [OwnerAddress]) -> IngestionReport {
+        IngestionReport(
+            source: source, channel: channel.rawValue, verdict: .rejected, codes: [noReservationsCode], sourceDomain: nil,
+            dkim: nil, flags: [], owners: owners, items: [], diagnostics: [], logID: nil, spoolID: nil, dryRun: false)
+    }
+
     /// The report for a message the prefilter found no markup in.
     static func withoutMarkup(source: String, channel: IngestionChannel, owners: [OwnerAddress]) -> IngestionReport {
         IngestionReport(

@@ -12,38 +12,26 @@ extension Ingestor {
     /// private addresses only where the policy allows them, redirects only to registered domains
     /// (or anywhere under allow-any-domain), http only under allow-unverified-sources.
     package func pageFetcher(flags: ActiveFlags) throws(FetchError) -> PageFetcher {
-        let web = environment.policy.web
-        var categories: Set<AddressCategory> = []
-        if web.allowLoopback { categories.insert(.loopback) }
-        if web.allowPrivateAddresses { categories.formUnion([.privateNetwork, .linkLocal, .uniqueLocal, .sharedAddressSpace]) }
-        var hostMap: [String: [IPAddress]] = [:]
-        for (name, address) in web.hosts {
-            guard let parsed = IPAddress(address) else {
-                throw FetchError(code: .invalidURL, reason: "the policy maps \(name) to \(address), which is not an IP address")
-            }
-            hostMap[name.lowercased(), default: []].append(parsed)
-        }
+        try PageFetcher(configuration: fetchConfiguration(flags: flags))
+    }
+
+    /// What a page fetch may reach and trusts under this policy and these flags: the policy's settings
+    /// (``Admission/Policy/fetchConfiguration()``), http under allow-unverified-sources, and redirects only to
+    /// registered domains (anywhere under allow-any-domain).
+    package func fetchConfiguration(flags: ActiveFlags) throws(FetchError) -> PageFetcher.Configuration {
+        var configuration = try environment.policy.fetchConfiguration()
         let registry = self.registry
         let allowAnyDomain = flags.contains(.allowAnyDomain)
-        let configuration = PageFetcher.Configuration(
-            additionalTrustRootFiles: web.trustBundles,
-            addressPolicy: AddressPolicy(allowing: categories),
-            hostMap: hostMap,
-            limits: PageFetcher.Limits(
-                maximumBodyBytes: environment.policy.limits.maxPageBytes,
-                timeToFirstByte: .milliseconds(Int(web.firstByteTimeoutSeconds * 1000)),
-                total: .milliseconds(Int(web.totalTimeoutSeconds * 1000)),
-                maximumRedirects: web.maxRedirects),
-            allowingUnverifiedSources: flags.contains(.allowUnverifiedSources),
-            isHostAllowed: { host in
-                // A name that is no valid domain (a look-alike, even as A-labels; an IP address) is no registered
-                // domain's, and allow-any-domain lifts the registry check only, not this one.
-                guard let domain = try? DomainName(normalizing: host) else { return false }
-                if allowAnyDomain { return true }
-                guard let entry = try? await registry.entry(covering: domain) else { return false }
-                return entry.status == .approved
-            })
-        return try PageFetcher(configuration: configuration)
+        configuration.allowingUnverifiedSources = flags.contains(.allowUnverifiedSources)
+        configuration.isHostAllowed = { host in
+            // A name that is no valid domain (a look-alike, even as A-labels; an IP address) is no registered
+            // domain's, and allow-any-domain lifts the registry check only, not this one.
+            guard let domain = try? DomainName(normalizing: host) else { return false }
+            if allowAnyDomain { return true }
+            guard let entry = try? await registry.entry(covering: domain) else { return false }
+            return entry.status == .approved
+        }
+        return configuration
     }
 
     /// Fetches a booking page itself — a page handed to the gateway cannot prove where it came
@@ -102,12 +90,14 @@ extension Ingestor {
         }
         let policy = environment.policy
         let documentTime = Self.pageTime(of: graph) ?? SenderTime(fetchedAt, source: .fetchTime)
+        let organizationalDomain = environment.publicSuffixes.organizationalDomain(of: host)
         let decide = { (flags: ActiveFlags) in
             AdmissionDecision(
                 source: .web(
                     host: host, finalURL: page.finalURL.absoluteString, verified: page.usedTLS && page.certificateVerified),
                 resolutions: resolutions, owners: owners, registration: registration, flags: flags, policy: policy,
-                requireOwner: !dryRun, documentTime: documentTime, sourceDescription: source)
+                requireOwner: !dryRun, documentTime: documentTime, organizationalDomain: organizationalDomain,
+                now: fetchedAt, sourceDescription: source)
         }
         var report = try await record(
             decide(active), source: source, displaySource: url.absoluteString, channel: .web,
@@ -132,5 +122,33 @@ extension Ingestor {
             }
         }
         return nil
+    }
+}
+
+extension Policy {
+    /// What any fetch from this gateway may reach and trusts under this policy, without developer flags: its trust
+    /// bundles and host map, loopback or private addresses only where it allows them, its page limits, HTTPS only,
+    /// no redirect. Page fetching (``Ingestor/fetchConfiguration(flags:)``) and webhook deliveries both start here,
+    /// so both pass the same guard.
+    package func fetchConfiguration() throws(FetchError) -> PageFetcher.Configuration {
+        var categories: Set<AddressCategory> = []
+        if web.allowLoopback { categories.insert(.loopback) }
+        if web.allowPrivateAddresses { categories.formUnion([.privateNetwork, .linkLocal, .uniqueLocal, .sharedAddressSpace]) }
+        var hostMap: [String: [IPAddress]] = [:]
+        for (name, address) in web.hosts {
+            guard let parsed = IPAddress(address) else {
+                throw FetchError(code: .invalidURL, reason: "the policy maps \(name) to \(address), which is not an IP address")
+            }
+            hostMap[name.lowercased(), default: []].append(parsed)
+        }
+        return PageFetcher.Configuration(
+            additionalTrustRootFiles: web.trustBundles,
+            addressPolicy: AddressPolicy(allowing: categories),
+            hostMap: hostMap,
+            limits: PageFetcher.Limits(
+                maximumBodyBytes: limits.maxPageBytes,
+                timeToFirstByte: .milliseconds(Int(web.firstByteTimeoutSeconds * 1000)),
+                total: .milliseconds(Int(web.totalTimeoutSeconds * 1000)),
+                maximumRedirects: web.maxRedirects))
     }
 }

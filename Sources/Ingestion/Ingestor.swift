@@ -72,13 +72,13 @@ package struct Ingestor: Sendable {
     ) async throws -> IngestionReport {
         let policy = environment.policy
         guard bytes.count <= policy.limits.maxMessageBytes else {
-            return try await refuse(source: source, channel: channel, codes: ["admission.message-too-large"], contentHash: ContentHash.sha256Hex(bytes), owners: owners, dryRun: dryRun, spoolID: spoolID)
+            return try await refuse(source: source, channel: channel, codes: ["admission.message-too-large"], contentHash: ContentHash.sha256Hex(bytes), owners: owners, dryRun: dryRun, spoolID: spoolID, logsOwners: false)
         }
         let message: RawMessage
         do {
             message = try RawMessage(bytes: bytes)
         } catch {
-            return try await refuse(source: source, channel: channel, codes: [error.code], contentHash: ContentHash.sha256Hex(bytes), owners: owners, dryRun: dryRun, spoolID: spoolID)
+            return try await refuse(source: source, channel: channel, codes: [error.code], contentHash: ContentHash.sha256Hex(bytes), owners: owners, dryRun: dryRun, spoolID: spoolID, logsOwners: false)
         }
         if !dryRun && spoolID == nil && !prefiltered && !prefilter(message).hasMarkup {
             return IngestionReport.withoutMarkup(source: source, channel: channel, owners: owners)
@@ -109,12 +109,19 @@ package struct Ingestor: Sendable {
 
         // Resolve, then admit.
         let resolutions = Array(resolver.resolve(graph).prefix(policy.limits.maxReservationsPerDocument))
+        // Mail that carries no markup — no reservation, no broken markup, no extraction failure — is answered and
+        // counted, never logged: nothing of its identity (Message-ID, addresses, subject) is kept (issue 15).
+        if !dryRun && resolutions.isEmpty && !markupInUnsignedTail && diagnostics.isEmpty {
+            if let spoolID { _ = try await environment.store.removeSpooledMessage(id: spoolID) }
+            return IngestionReport.withoutReservations(source: source, channel: channel, owners: owners)
+        }
         let registration = try await authentication.fromDomain.asyncFlatMap { try await registry.entry(covering: $0) }
         let active = try await flags.active()
+        let now = environment.now()
         let decide = { (flags: ActiveFlags) in
             AdmissionDecision(
                 source: .email(authentication), resolutions: resolutions, owners: owners, registration: registration,
-                flags: flags, policy: policy, markupInUnsignedTail: markupInUnsignedTail,
+                flags: flags, policy: policy, markupInUnsignedTail: markupInUnsignedTail, now: now,
                 sourceDescription: authentication.messageID ?? source)
         }
         var report = try await record(
@@ -162,7 +169,7 @@ package struct Ingestor: Sendable {
         dkim: String?, diagnostics: [String], bytes: [UInt8], givenOwners: [OwnerAddress], dryRun: Bool, spoolID: Int64?
     ) async throws -> IngestionReport {
         let store = environment.store
-        let flagNames = decision.flagsUsed.map(\.rawValue)
+        let flagNames = decision.flagsUsed.map(\.rawValue) + decision.marks
         var codes = decision.codes
         if decision.items.isEmpty { codes += diagnostics }
         var report = IngestionReport(
@@ -221,17 +228,21 @@ package struct Ingestor: Sendable {
     }
 
     /// A document refused before authentication (too large, not a message, a page not fetched).
-    /// - Parameter diagnostics: what the report adds to the codes (the reason a page was refused).
+    /// - Parameters:
+    ///   - diagnostics: what the report adds to the codes (the reason a page was refused).
+    ///   - logsOwners: false for an email refused before its markup was read: whether it carries any is unknown, so its
+    ///     owners (its recipients) stay out of the log (issue 15). A page's owner was given with it.
     func refuse(
         source: String, channel: IngestionChannel, codes: [String], contentHash: String, owners: [OwnerAddress], dryRun: Bool, spoolID: Int64?,
-        sourceDomain: String? = nil, diagnostics: [String] = []
+        sourceDomain: String? = nil, diagnostics: [String] = [], logsOwners: Bool = true
     ) async throws -> IngestionReport {
         var report = IngestionReport(
             source: source, channel: channel.rawValue, verdict: .rejected, codes: codes, sourceDomain: sourceDomain, dkim: nil, flags: [],
             owners: owners, items: [], diagnostics: diagnostics, logID: nil, spoolID: nil, dryRun: dryRun)
         if !dryRun {
             let entry = DecisionLogEntry(
-                time: environment.now(), channel: channel, sourceDomain: sourceDomain, source: source, owners: owners,
+                time: environment.now(), channel: channel, sourceDomain: sourceDomain, source: source,
+                owners: logsOwners ? owners : [],
                 contentHash: contentHash, verdict: .rejected, codes: codes, flags: [], reservations: [])
             report.logID = try await environment.store.ingest([], decision: entry, removingSpooledMessage: spoolID).id
         }

@@ -1,5 +1,5 @@
 package import Foundation
-import ICalendar
+import Publishing
 package import Reservations
 
 /// What a calendar would show for one reservation: the event's title (the same one the `.ics` feed writes), its

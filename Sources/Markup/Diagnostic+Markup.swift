@@ -20,6 +20,11 @@ extension Diagnostic.Code {
     /// Warning: bytes that are invalid in the document's encoding (or NUL bytes) were replaced by U+FFFD.
     package static let encodingInvalid = Diagnostic.Code("markup.encoding-invalid")
 
+    /// Warning: a JSON-LD block or a Microdata item sits in a quoted or forwarded part of the message
+    /// (a reply's `blockquote type="cite"`, Gmail's `gmail_quote`, Outlook's `divRplyFwdMsg`, a
+    /// "-----Original Message-----" line, …): it is not this message's markup and was not read.
+    package static let quotedPart = Diagnostic.Code("markup.quoted-part")
+
     // MARK: Limits shared by both syntaxes
 
     /// Error: more top-level items than `Configuration.maxItems`, or more nodes in all than
@@ -35,11 +40,17 @@ extension Diagnostic.Code {
 
     /// Error: a JSON-LD block is larger than `Configuration.maxJSONLDBlockBytes`; it was skipped.
     package static let jsonLDTooLarge = Diagnostic.Code("markup.jsonld-too-large")
-    /// Warning: a JSON-LD block was not valid JSON but parsed after the narrow repair step (wrappers
-    /// stripped, control characters escaped, trailing commas or `;` dropped, entities decoded).
+    /// Warning: a JSON-LD block was not valid JSON but was read after repair (wrappers and comments
+    /// stripped, entities decoded, commas missing, doubled or trailing, raw control characters, several
+    /// values, text after the value); the message lists each repair with its position.
     package static let jsonLDRepaired = Diagnostic.Code("markup.jsonld-repaired")
-    /// Error: a JSON-LD block is not valid JSON, even after repair; the message gives the position.
+    /// Error: a JSON-LD block is not valid JSON and nothing in it could be read; the message gives the position.
     package static let jsonLDInvalid = Diagnostic.Code("markup.jsonld-invalid")
+    /// Error: part of a JSON-LD block (an object that does not parse, a value cut off) was not read;
+    /// the rest of the block was. The message gives the part's start and end.
+    package static let jsonLDDropped = Diagnostic.Code("markup.jsonld-dropped")
+    /// Warning: a JSON-LD object gives a name twice; the last value was read, as JSON parsers do.
+    package static let jsonLDDuplicateKey = Diagnostic.Code("markup.jsonld-duplicate-key")
     /// Warning: a JSON-LD block is empty, or holds a value that is not a node (a string at top level).
     package static let jsonLDNoNode = Diagnostic.Code("markup.jsonld-no-node")
 
@@ -51,6 +62,10 @@ extension Diagnostic.Code {
     package static let microdataItemCycle = Diagnostic.Code("markup.microdata-item-cycle")
     /// Error: items nest deeper than `Configuration.maxItemDepth`; the deeper items were left out.
     package static let microdataTooDeep = Diagnostic.Code("markup.microdata-too-deep")
+    /// Warning: the HTML parser ended an item's element (or a property's) before the end tag the sender
+    /// wrote for it (a `<div>` inside `<p itemscope>`); what was written up to that end tag was read as
+    /// part of it. Fix the HTML's nesting.
+    package static let microdataMisnested = Diagnostic.Code("markup.microdata-misnested")
     /// Error: crawling items and their `itemref`s took more than `Configuration.maxMicrodataSteps`
     /// element visits; items found before are kept.
     package static let microdataTooComplex = Diagnostic.Code("markup.microdata-too-complex")

@@ -14,6 +14,16 @@ internal import CLibXML2
 ///   `textStart ..< textEnd`, read in constant time however often items ask for it.
 /// - Attribute values are copied only for names extraction reads (`id`, `itemprop`, `itemref`,
 ///   `itemtype`, `itemid`, and the one value attribute of a property element's kind).
+/// - Elements in a quoted or forwarded part of a message are flagged `quoted` (`QuoteMarker`,
+///   `ForwardSeparator`).
+/// - Misnested items: where libxml2 ends an item's or a property's element at a start tag that may
+///   not nest in it (`<p itemscope>…<div itemprop>`) and the sender's own end tag for it (`</p>`)
+///   follows while its parent is still open, the element's extent runs to that end tag, over the
+///   complete siblings written in between (`misnested`). libxml2 reports the end tag with no open
+///   element as an error (`serror`); whether an element was ended by a start tag is read from the
+///   parser's input cursor at the end callback. The rule follows what the sender wrote: without a
+///   later end tag, libxml2's reading stands (the HTML standard lets `</p>` be left out before a
+///   `<div>`). libxml2 does not foster-parent: what is written inside a `<table>` stays in it.
 ///
 /// libxml2's tree builder refuses to nest more than 256 elements and halts the parser; without it,
 /// libxml2 2.9's own name stack would grow without bound, and each end tag searches it. The same
@@ -30,6 +40,8 @@ struct HTMLDocument {
         static let itemref = Flags(rawValue: 1 << 2)
         static let id = Flags(rawValue: 1 << 3)
         static let jsonLDScript = Flags(rawValue: 1 << 4)
+        /// Inside a quoted or forwarded part of a message (see `QuoteMarker`).
+        static let quoted = Flags(rawValue: 1 << 5)
     }
 
     /// Where a Microdata property's value comes from (WHATWG HTML §5.2.4), by element name.
@@ -55,6 +67,8 @@ struct HTMLDocument {
         var attributeCount: UInt8
         var flags: Flags
         var kind: Kind
+        /// What a start tag can end it as (`ImpliedEnd.endable`); `.other` for most elements.
+        var endable: ImpliedEnd.Kind
     }
 
     struct StoredAttribute {
@@ -79,6 +93,9 @@ struct HTMLDocument {
     let hasItemscope: Bool
     /// Set when libxml2 stopped early: the index holds only what came before.
     let stop: Stop?
+    /// Items and properties whose extent was taken from the source rather than from libxml2's tree
+    /// (see "Misnested items" below), in the order their end tags came.
+    let misnested: [Int]
 
     /// libxml2 must be initialized once before threads use it (the documentation of `xmlInitParser`).
     private static let libxml2Initialized: Bool = {
@@ -130,14 +147,22 @@ struct HTMLDocument {
             builder.pointee.stop = .other(code: context.pointee.errNo)
         }
         // A halted parse leaves elements open; they end where the input was left.
-        while let index = builder.pointee.open.popLast() { builder.pointee.close(index) }
-        elements = builder.pointee.elements
+        while !builder.pointee.open.isEmpty { builder.pointee.close(builder.pointee.popOpen()) }
         text = builder.pointee.text
         attributes = builder.pointee.attributes
         attributeBytes = builder.pointee.attributeBytes
         jsonLDScripts = builder.pointee.jsonLDScripts
         hasItemscope = builder.pointee.hasItemscope
         stop = builder.pointee.stop
+        misnested = builder.pointee.misnested
+        if let separator = ForwardSeparator.firstEnd(in: builder.pointee.text) {
+            // Everything after a "-----Original Message-----" line is the earlier message.
+            let start = Int32(truncatingIfNeeded: separator)
+            for index in builder.pointee.elements.indices where builder.pointee.elements[index].textStart >= start {
+                builder.pointee.elements[index].flags.insert(.quoted)
+            }
+        }
+        elements = builder.pointee.elements
     }
 
     // MARK: SAX
@@ -145,15 +170,24 @@ struct HTMLDocument {
     /// The callbacks; `context` points to the `Builder` (the parser context's `userData`).
     private static var handler: htmlSAXHandler {
         var handler = htmlSAXHandler()
-        handler.initialized = 1
+        // SAX2's magic makes libxml2 report errors to `serror` (the HTML parser still calls the
+        // SAX1-style startElement/endElement).
+        handler.initialized = UInt32(XML_SAX2_MAGIC)
         handler.startElement = { context, name, attributes in
             guard let context, let name else { return }
             context.assumingMemoryBound(to: Builder.self).pointee.start(name, attributes)
         }
-        handler.endElement = { context, _ in
+        handler.endElement = { context, name in
             guard let context else { return }
-            let builder = context.assumingMemoryBound(to: Builder.self)
-            if let index = builder.pointee.open.popLast() { builder.pointee.close(index) }
+            context.assumingMemoryBound(to: Builder.self).pointee.libxml2Ended(name)
+        }
+        handler.serror = { context, error in
+            // "Unexpected end tag : p": an end tag for no open element (libxml2 2.9 htmlParseEndTag).
+            guard let context, let error, error.pointee.code == XML_ERR_TAG_NAME_MISMATCH.rawValue,
+                error.pointee.str2 == nil, let name = error.pointee.str1
+            else { return }
+            let bytes = UnsafeRawPointer(name).assumingMemoryBound(to: xmlChar.self)  // str1 is a C string
+            context.assumingMemoryBound(to: Builder.self).pointee.unmatchedEndTag(bytes)
         }
         let characters: charactersSAXFunc = { context, bytes, count in
             guard let context, let bytes, count > 0 else { return }
@@ -182,26 +216,158 @@ private struct Builder {
     var jsonLDScripts: [Int] = []
     var hasItemscope = false
     var stop: HTMLDocument.Stop?
+    /// The elements libxml2 has open, innermost last: its tree.
+    var stack: [Int] = []
+    /// The elements open in the index, innermost last: a subsequence of `stack`, less the elements the
+    /// HTML standard has ended where libxml2 has not (`ImpliedEnd`).
     var open: [Int] = []
+    /// The names of the elements in `open` (interned in the parser's dictionary, valid while it parses),
+    /// for `ImpliedEnd`'s rare searches.
+    var openNames: [UnsafePointer<xmlChar>] = []
+    /// How many elements of each `ImpliedEnd.Kind` are open in the index: most start tags need no search.
+    var openKinds = ImpliedEnd.OpenCounts()
+    /// `open.count` when the element-level quote marker that is open began (its element is `open[quoteDepth]`).
+    var quoteDepth: Int?
+    /// Set at a marker after which everything is quoted (Outlook's reply header).
+    var quotedFromHere = false
+    /// Items and properties that libxml2 ended at a start tag, before their own end tag, innermost
+    /// last, while their parent is open: `depth` is their place in `open`, `name` their element name.
+    var ended: [(index: Int, depth: Int, name: [UInt8])] = []
+    var misnested: [Int] = []
 
     init(context: htmlParserCtxtPtr, maxElementDepth: Int) {
         self.context = context
         self.maxElementDepth = maxElementDepth
     }
 
+    /// Removes the innermost element open in the index, and its name.
+    mutating func popOpen() -> Int {
+        openNames.removeLast()
+        return open.removeLast()
+    }
+
     mutating func close(_ index: Int) {
         elements[index].end = Int32(truncatingIfNeeded: elements.count)
         elements[index].textEnd = Int32(truncatingIfNeeded: text.count)
+        openKinds.closed(elements[index].endable)
+        if let depth = quoteDepth, open.count <= depth { quoteDepth = nil }
+    }
+
+    // MARK: Misnested items
+
+    /// libxml2 ends the innermost element it has open. Where the index has it open too, it ends there;
+    /// where the index ended it already (`ImpliedEnd`), this is the sender's own end tag or libxml2's
+    /// implied one: the former extends it as `unmatchedEndTag` does.
+    mutating func libxml2Ended(_ name: UnsafePointer<xmlChar>?) {
+        guard let index = stack.popLast() else { return }
+        if open.last == index {
+            _ = popOpen()
+            let flags = elements[index].flags
+            guard flags.contains(.itemscope) || flags.contains(.itemprop) || !ended.isEmpty else {
+                close(index)  // the common case: nothing to remember, nothing remembered
+                return
+            }
+            let isItem = flags.contains(.itemscope) || flags.contains(.itemprop)  // only those are remembered
+            end(index, name: name, byStartTag: isItem && name.map(isEndedByStartTag) ?? false)
+        } else if let name, isAtOwnEndTag(name), let position = ended.lastIndex(where: { $0.index == index }) {
+            adopt(position)
+        }
+    }
+
+    /// Element `index` (`name`) has ended in the index, at a start tag (`byStartTag`: libxml2 2.9 ends
+    /// a `<p>` at a `<div>`, a `<b>` at a `<p>`, as the HTML standard's tree builder does) or not. An item
+    /// or property ended at a start tag is remembered: if the sender's own end tag for it comes while
+    /// its parent is still open, what was written up to that end tag belongs to it.
+    mutating func end(_ index: Int, name: UnsafePointer<xmlChar>?, byStartTag: Bool) {
+        close(index)
+        while let last = ended.last, last.depth > open.count { ended.removeLast() }  // the parent ended
+        let flags = elements[index].flags
+        guard byStartTag, flags.contains(.itemscope) || flags.contains(.itemprop), let name, !HTMLDocument.isVoid(name)
+        else { return }
+        ended.append((index, open.count, Array(UnsafeBufferPointer(start: name, count: Int(xmlStrlen(name))))))
+    }
+
+    /// Ends in the index the element a start tag of `kind` ends by the HTML standard and libxml2 has
+    /// left open (`ImpliedEnd`), with what is open inside it. That element, when an item or property,
+    /// is remembered as one ended at a start tag (what is inside it ends because it does).
+    mutating func endImplied(by kind: ImpliedEnd) {
+        guard let position = kind.endedElement(in: openNames) else { return }
+        let outermost = open[position]
+        let name = openNames[position]
+        while open.count > position {
+            end(popOpen(), name: nil, byStartTag: false)
+        }
+        let flags = elements[outermost].flags
+        if flags.contains(.itemscope) || flags.contains(.itemprop) {
+            ended.append((outermost, open.count, Array(UnsafeBufferPointer(start: name, count: Int(xmlStrlen(name))))))
+        }
+    }
+
+    /// Whether the parser stands at a start tag it has not read yet (`<div`), and did not just read
+    /// this element's own end tag (`</p>`, which can be followed by a start tag too).
+    private func isEndedByStartTag(_ name: UnsafePointer<xmlChar>) -> Bool {
+        guard let input = context.pointee.input, let cursor = input.pointee.cur, let end = input.pointee.end,
+            end - cursor >= 2, cursor[0] == UInt8(ascii: "<"),
+            (cursor[1] | 0x20) >= UInt8(ascii: "a"), (cursor[1] | 0x20) <= UInt8(ascii: "z")
+        else { return false }
+        return !isAtOwnEndTag(name)
+    }
+
+    /// Whether the parser has just read the end tag of `name` (`</p>`, `</P >`): the sender's own.
+    private func isAtOwnEndTag(_ name: UnsafePointer<xmlChar>) -> Bool {
+        guard let input = context.pointee.input, let cursor = input.pointee.cur, let base = input.pointee.base,
+            cursor > base, cursor[-1] == UInt8(ascii: ">")
+        else { return false }
+        // Back to the `<` of the tag just read.
+        var start = cursor - 1
+        while start > base, start.pointee != UInt8(ascii: "<"), cursor - start < 4096 { start -= 1 }
+        guard start.pointee == UInt8(ascii: "<"), start + 1 < cursor, start[1] == UInt8(ascii: "/") else { return false }
+        var offset = 0
+        while name[offset] != 0 {
+            guard start + 2 + offset < cursor, start[2 + offset] | 0x20 == name[offset] | 0x20 else { return false }
+            offset += 1
+        }
+        guard start + 2 + offset < cursor else { return false }
+        let after = start[2 + offset]
+        return after == UInt8(ascii: ">") || after.isASCIIWhitespace || after == UInt8(ascii: "/")
+    }
+
+    /// libxml2 found an end tag with no open element of its name. When it closes an item or property
+    /// libxml2 ended early, that element is extended to here: over the siblings written after it that
+    /// are complete (a sibling still open is left out with what follows, so the index stays a tree).
+    mutating func unmatchedEndTag(_ name: UnsafePointer<xmlChar>) {
+        guard !ended.isEmpty else { return }
+        let length = Int(xmlStrlen(name))
+        guard let position = ended.lastIndex(where: { $0.name.elementsEqual(UnsafeBufferPointer(start: name, count: length)) })
+        else { return }
+        adopt(position)
+    }
+
+    /// Extends the ended element `ended[position]` over what was written after it, up to here.
+    mutating func adopt(_ position: Int) {
+        let (index, depth, _) = ended[position]
+        ended.removeSubrange(position...)
+        let limit = open.count > depth ? open[depth] : elements.count
+        guard limit > Int(elements[index].end) else { return }
+        elements[index].end = Int32(truncatingIfNeeded: limit)
+        elements[index].textEnd = Int32(truncatingIfNeeded: limit < elements.count ? Int(elements[limit].textStart) : text.count)
+        misnested.append(index)
     }
 
     mutating func start(_ name: UnsafePointer<xmlChar>, _ pairs: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?) {
-        guard open.count < maxElementDepth else {
+        guard stack.count < maxElementDepth else {
             stop = .tooDeep
             xmlStopParser(context)
             return
         }
+        let endableKind = ImpliedEnd.endable(name)
+        if openKinds.anyOpen, endableKind != .other || openKinds.paragraphs > 0 {
+            let implied = ImpliedEnd.of(name)
+            if openKinds.mayEnd(implied) { endImplied(by: implied) }
+        }
         let kind = HTMLDocument.kind(name)
         let isScript = name[0] == UInt8(ascii: "s") && HTMLDocument.equals(name, "script")
+        var marker = QuoteMarker.none
         var flags: Flags = []
         // A value pointer is nil for an attribute written without a value (`itemscope`): empty.
         var id: UnsafePointer<xmlChar>?
@@ -222,6 +388,7 @@ private struct Builder {
                         if let attributeValue, attributeValue[0] != 0 {
                             flags.insert(.id)
                             id = attributeValue
+                            marker.merge(QuoteMarker.forID(attributeValue))
                         }
                     } else if attribute[1] == UInt8(ascii: "t"), attribute[2] == UInt8(ascii: "e"),
                         attribute[3] == UInt8(ascii: "m")
@@ -247,6 +414,18 @@ private struct Builder {
                         HTMLDocument.isJSONLD(attributeValue)
                     {
                         flags.insert(.jsonLDScript)
+                    } else if name[0] == UInt8(ascii: "b"), let attributeValue, HTMLDocument.equals(attribute, "type"),
+                        QuoteMarker.host(name) == .blockquote
+                    {
+                        marker.merge(QuoteMarker.forBlockquoteType(attributeValue))
+                    }
+                case UInt8(ascii: "c"), UInt8(ascii: "s"), UInt8(ascii: "d"):
+                    if let attributeValue {
+                        marker.merge(QuoteMarker.forAttribute(attribute, attributeValue, of: name))
+                    }
+                    if kind != .other, !has.value, HTMLDocument.isValueAttribute(attribute, of: kind) {
+                        value = attributeValue
+                        has.value = true
                     }
                 default:
                     if kind != .other, !has.value, HTMLDocument.isValueAttribute(attribute, of: kind) {
@@ -257,6 +436,12 @@ private struct Builder {
             }
         }
         let index = elements.count
+        switch marker {
+        case .none: break
+        case .element: if quoteDepth == nil { quoteDepth = open.count }
+        case .rest: quotedFromHere = true
+        }
+        if quotedFromHere || quoteDepth != nil { flags.insert(.quoted) }
         let attributeStart = attributes.count
         if flags.contains(.id) { store(.id, id) }
         if flags.contains(.itemprop) { store(.itemprop, itemprop) }
@@ -271,8 +456,11 @@ private struct Builder {
                 end: Int32(truncatingIfNeeded: index + 1), textStart: Int32(truncatingIfNeeded: text.count),
                 textEnd: Int32(truncatingIfNeeded: text.count),
                 attributeStart: Int32(truncatingIfNeeded: attributeStart),
-                attributeCount: UInt8(attributes.count - attributeStart), flags: flags, kind: kind))
+                attributeCount: UInt8(attributes.count - attributeStart), flags: flags, kind: kind, endable: endableKind))
         open.append(index)
+        openNames.append(name)
+        stack.append(index)
+        openKinds.opened(endableKind)
         if flags.contains(.jsonLDScript) { jsonLDScripts.append(index) }
         if flags.contains(.itemscope) { hasItemscope = true }
     }
@@ -301,6 +489,14 @@ extension HTMLDocument {
         let bytes = literal.utf8Start
         for offset in 0..<count where name[offset] != bytes[offset] { return false }
         return name[count] == 0
+    }
+
+    /// Whether the `length` bytes at `bytes` are `literal` (which has that length).
+    @inline(__always)
+    static func equals(_ bytes: UnsafePointer<xmlChar>, _ literal: StaticString, length: Int) -> Bool {
+        let expected = literal.utf8Start
+        for offset in 0..<length where bytes[offset] != expected[offset] { return false }
+        return true
     }
 
     /// `type` is `application/ld+json`, compared ASCII case-insensitively, trimmed, parameters ignored.
@@ -343,6 +539,25 @@ extension HTMLDocument {
             return equals(name, "data") ? .value : .other
         default:
             return .other
+        }
+    }
+
+    /// The void elements (HTML §13.1.2), which libxml2 ends right after their start tag.
+    static func isVoid(_ name: UnsafePointer<xmlChar>) -> Bool {
+        switch name[0] {
+        case UInt8(ascii: "m"): equals(name, "meta")
+        case UInt8(ascii: "l"): equals(name, "link")
+        case UInt8(ascii: "i"): equals(name, "img") || equals(name, "input")
+        case UInt8(ascii: "b"): equals(name, "br") || equals(name, "base")
+        case UInt8(ascii: "h"): equals(name, "hr")
+        case UInt8(ascii: "a"): equals(name, "area")
+        case UInt8(ascii: "c"): equals(name, "col")
+        case UInt8(ascii: "e"): equals(name, "embed")
+        case UInt8(ascii: "p"): equals(name, "param")
+        case UInt8(ascii: "s"): equals(name, "source")
+        case UInt8(ascii: "t"): equals(name, "track")
+        case UInt8(ascii: "w"): equals(name, "wbr")
+        default: false
         }
     }
 

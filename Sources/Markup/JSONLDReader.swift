@@ -5,7 +5,11 @@
 ///   the top level are read element by element.
 /// - In a node, `@type` (a string or an array of strings) gives the types, `@id` the id; `@context`
 ///   and other keywords are skipped. Every other member is a property, in document order; a name
-///   given twice keeps the values of both.
+///   given twice keeps its last value (`markup.jsonld-duplicate-key`), as JSON parsers do.
+/// - A block that is not valid JSON is cleaned (`JSONLDRepair`) and read as far as it can be
+///   (`JSONLDRecovery`): one `markup.jsonld-repaired` warning lists every repair with its position,
+///   one `markup.jsonld-dropped` error names each part that could not be read. Several values in one
+///   block have the paths `script[N]/1`, `script[N]/2`, …
 /// - A value that is an object is a nested node, unless it is a value object (`{"@value": …}`, §9.7:
 ///   its value) or a list or set object (`@list`/`@set`, §9.8: its items). Strings are text, numbers
 ///   and booleans their literal text, `null` is skipped, arrays give several values.
@@ -17,7 +21,7 @@ struct JSONLDReader {
     }
 
     private var state: ExtractionState
-    private let root: String
+    private var root: String
     /// The path of the member being read, turned into text only when a diagnostic needs it.
     private var path: [PathStep] = []
 
@@ -42,10 +46,10 @@ struct JSONLDReader {
             return []
         }
         let parser = JSONParser(maxDepth: configuration.maxJSONDepth, maxStringLength: configuration.maxStringLength)
-        let value: JSONValue
+        let values: [JSONValue]
         switch parser.parse(text) {
         case .success(let parsed):
-            value = parsed
+            values = [parsed]
         case .failure(let failure) where failure.kind == .tooDeep:
             state.error(
                 .jsonTooDeep, path: path,
@@ -54,34 +58,88 @@ struct JSONLDReader {
             )
             return []
         case .failure(let failure):
-            guard let repaired = JSONLDRepair.repair(text) else {
-                state.error(.jsonLDInvalid, path: path, invalidMessage(failure, text))
+            let cleaned = JSONLDRepair.clean(text)
+            let outcome = JSONLDRecovery.recover(cleaned, parser: parser)
+            guard !outcome.values.isEmpty else {
+                if outcome.tooDeep {
+                    state.error(
+                        .jsonTooDeep, path: path,
+                        "the JSON-LD block nests deeper than \(configuration.maxJSONDepth); it was skipped")
+                } else {
+                    state.error(.jsonLDInvalid, path: path, invalidMessage(failure, text))
+                }
                 return []
             }
-            switch parser.parse(repaired.text) {
-            case .success(let parsed):
-                value = parsed
-                state.warning(
-                    .jsonLDRepaired, path: path,
-                    "the JSON-LD block is not valid JSON (\(position(failure.offset, in: text)): \(failure.reason)); "
-                        + "read after repair: \(repaired.steps.map(\.rawValue).joined(separator: ", ")). "
-                        + "Publish valid JSON"
-                )
-            case .failure(let second) where second.kind == .tooDeep:
+            values = outcome.values
+            let positions = cleaned.decodedEntities ? "; positions are in the block after its entities were decoded" : ""
+            state.warning(
+                .jsonLDRepaired, path: path,
+                "the JSON-LD block is not valid JSON (\(position(failure.offset, in: text)): \(failure.reason)); "
+                    + "read after repair: \(repairSummary(outcome.repairs, in: cleaned.text))\(positions). Publish valid JSON"
+            )
+            for span in outcome.dropped.prefix(ExtractionState.maxDiagnosticsPerCode) {
                 state.error(
-                    .jsonTooDeep, path: path,
-                    "the JSON-LD block nests deeper than \(configuration.maxJSONDepth); it was skipped"
+                    .jsonLDDropped, path: path,
+                    "the JSON-LD block's text from \(position(span.lowerBound, in: cleaned.text)) to "
+                        + "\(position(span.upperBound, in: cleaned.text)) is not a complete JSON value"
+                        + (outcome.tooDeep ? " (or nests deeper than \(configuration.maxJSONDepth))" : "")
+                        + " and was not read; the rest of the block was\(positions). Publish valid JSON"
                 )
-                return []
-            case .failure:
-                state.error(.jsonLDInvalid, path: path, invalidMessage(failure, text))
-                return []
+            }
+            if outcome.droppedCount > ExtractionState.maxDiagnosticsPerCode {
+                state.error(
+                    .jsonLDDropped, path: path,
+                    "\(outcome.droppedCount - ExtractionState.maxDiagnosticsPerCode) more parts of the JSON-LD block "
+                        + "were not read")
             }
         }
         var reader = JSONLDReader(state: state, path: path)
-        let nodes = reader.topLevel(value)
+        var nodes: [SchemaNode] = []
+        for (number, value) in values.enumerated() where !reader.state.isFull {
+            // Several values in one block: the Nth (from 1) is `script[2]/N`.
+            reader.root = values.count == 1 ? path : "\(path)/\(number + 1)"
+            nodes += reader.topLevel(value)
+        }
         state = reader.state
         return nodes
+    }
+
+    /// The repairs, grouped by kind, each with up to five positions (`line 3, column 14 (byte 57)`).
+    private static func repairSummary(_ repairs: [JSONLDRecovery.Repair], in text: [UInt8]) -> String {
+        var order: [String] = []
+        var offsets: [String: [Int]] = [:]
+        var others: [String] = []
+        for repair in repairs {
+            let kind: String
+            let offset: Int
+            switch repair {
+            case .cleaned(.wrapper(let at)): (kind, offset) = ("stripped a comment or CDATA wrapper", at)
+            case .cleaned(.comment(let at)): (kind, offset) = ("removed a comment", at)
+            case .cleaned(.entities):
+                others.append("decoded the HTML entities of the whole block")
+                continue
+            case .lenient(let leniency):
+                offset = leniency.offset
+                switch leniency.kind {
+                case .missingComma: kind = "read a missing comma"
+                case .extraComma: kind = "skipped an extra comma"
+                case .trailingComma: kind = "skipped a comma before a closing bracket"
+                case .controlCharacter: kind = "kept a raw control character in a string"
+                }
+            case .separator(let at): (kind, offset) = ("skipped a ';' or ',' after a value", at)
+            case .anotherValue(let at): (kind, offset) = ("read one more value", at)
+            case .droppedText(let span): (kind, offset) = ("dropped text that is not JSON", span.lowerBound)
+            }
+            if offsets[kind] == nil { order.append(kind) }
+            offsets[kind, default: []].append(offset)
+        }
+        let described = order.map { kind -> String in
+            let all = offsets[kind] ?? []
+            let shown = all.prefix(5).map { position($0, in: text) }.joined(separator: "; ")
+            return "\(kind) at \(shown)" + (all.count > 5 ? " (\(all.count) in all)" : "")
+        }
+        let summary = (others + described).joined(separator: ", ")
+        return summary.isEmpty ? "nothing needed changing" : summary
     }
 
     private static func invalidMessage(_ failure: JSONParser.Failure, _ text: [UInt8]) -> String {
@@ -147,13 +205,17 @@ struct JSONLDReader {
         }
     }
 
-    /// A node object (nested nodes are admitted by `values(_:)` before this is called).
+    /// A node object (nested nodes are admitted by `values(_:)` before this is called). A name given
+    /// twice keeps its last value, as `JSON.parse` in browsers and Python's `json` (extruct) do, with a
+    /// `markup.jsonld-duplicate-key` warning.
     private mutating func node(_ members: [JSONMember]) -> SchemaNode {
         var node = SchemaNode(types: [], syntax: .jsonLD)
         node.properties.reserveCapacity(members.count)
         // Name → index in `node.properties`: a linear search per member is quadratic in an object
         // with many names (150,000 in a 2 MiB block took minutes).
         var positions: [String: Int] = [:]
+        var hasType = false
+        var emptied = false
         for member in members {
             guard let name = member.name else {
                 if case .oversizedString(let count) = member.key {
@@ -163,8 +225,16 @@ struct JSONLDReader {
             }
             if name.utf8.first == UInt8(ascii: "@") {
                 switch name {
-                case "@type": appendTypes(member.value, to: &node.types)
-                case "@id": if case .string(let id) = member.value { node.id = id }
+                case "@type":
+                    if hasType {
+                        duplicate(name)
+                        node.types = []
+                    }
+                    hasType = true
+                    appendTypes(member.value, to: &node.types)
+                case "@id":
+                    if node.id != nil { duplicate(name) }
+                    if case .string(let id) = member.value { node.id = id }
                 default: break  // @context, @graph inside a node, @language, @reverse, …
                 }
                 continue
@@ -174,14 +244,27 @@ struct JSONLDReader {
             appendValues(member.value, to: &values)
             path.removeLast()
             if let index = positions[name] {
-                node.properties[index].values += values  // a name given twice keeps both
-            } else if !values.isEmpty {
+                duplicate(name)
+                node.properties[index].values = values  // the last value wins
+                emptied = emptied || values.isEmpty
+            } else {
+                // Registered even when empty (`null`), so that a later value of the name is still a duplicate.
                 positions[name] = node.properties.count
                 node.properties.append(SchemaProperty(name: name, values: values))
+                emptied = emptied || values.isEmpty
             }
             if state.isFull { break }
         }
+        if emptied { node.properties.removeAll { $0.values.isEmpty } }
         return node
+    }
+
+    private mutating func duplicate(_ name: String) {
+        let (root, path) = (root, path)
+        state.warning(
+            .jsonLDDuplicateKey, path: Self.text(of: path + [.member(name)], from: root),
+            "\(name) is given more than once in this object; the last value was read, as browsers and other "
+                + "consumers do. Give each name once")
     }
 
     private mutating func appendTypes(_ value: JSONValue, to types: inout [String]) {

@@ -1,31 +1,45 @@
-/// The one narrow repair tried on a JSON-LD block that is not valid JSON (MARKUP.md "Finding the
-/// markup"): the mistakes real senders make, and nothing that would need guessing or evaluating.
+/// What is cleaned from a JSON-LD block that is not valid JSON before `JSONLDRecovery` reads it
+/// (MARKUP.md "Finding the markup"): what senders wrap around or leave in their JSON, and nothing
+/// that would need guessing or evaluating.
 ///
-/// In this order: the `<!-- -->` and `<![CDATA[ ]]>` wrappers (also as `//<![CDATA[`, `/*<![CDATA[*/`)
-/// and a trailing `;` are stripped from the ends; HTML entities are decoded only when the whole block
-/// is entity-escaped (it has `&quot;` and no raw `"`); raw control characters inside strings are
-/// escaped (`\n`, `\t`, `\u001F`); commas before `}` or `]` are dropped.
+/// - The `<!-- -->` and `<![CDATA[ ]]>` wrappers (also as `//<![CDATA[`, `/*<![CDATA[*/`) and a byte
+///   order mark at the ends, and JavaScript comments (`// …` to the end of the line, `/* … */`) outside
+///   strings anywhere, become spaces: offsets in the cleaned text are offsets in the block.
+/// - HTML entities are decoded only when the whole block is entity-escaped (it has `&quot;` and no raw
+///   `"`): a template escaped it for HTML. Then offsets are those of the decoded text, and say so.
+///
+/// Everything else real senders get wrong (commas, raw control characters, several values, text after
+/// the value) is taken while reading, by `JSONParser.parseLeniently(_:)` and `JSONLDRecovery`.
 enum JSONLDRepair {
-    /// What the repair changed, for the warning's message.
-    enum Step: String, Hashable, Sendable {
-        case wrapper = "stripped a comment or CDATA wrapper"
-        case semicolon = "dropped a trailing ';'"
-        case entities = "decoded HTML entities"
-        case controlCharacters = "escaped raw control characters in strings"
-        case trailingCommas = "dropped trailing commas"
+    /// One cleaning step, for the warning's message.
+    enum Step: Hashable, Sendable {
+        /// A comment or CDATA wrapper at one end (`<!--`, `<![CDATA[`, `-->`, …) or a byte order mark.
+        case wrapper(offset: Int)
+        /// A JavaScript comment outside strings.
+        case comment(offset: Int)
+        /// The whole block was entity-escaped and was decoded.
+        case entities
     }
 
-    /// The repaired text and the steps applied, or nil when no step applies (repair cannot help).
-    static func repair(_ input: [UInt8]) -> (text: [UInt8], steps: [Step])? {
+    /// The cleaned text and the steps taken, in order.
+    struct Cleaned {
+        var text: [UInt8]
+        var steps: [Step]
+        /// True when entities were decoded: offsets then refer to the decoded text.
+        var decodedEntities: Bool { steps.contains(.entities) }
+    }
+
+    static func clean(_ input: [UInt8]) -> Cleaned {
         var steps: [Step] = []
-        var text = stripEnds(input, steps: &steps)
+        var text = input
+        blankEnds(&text, steps: &steps)
         if isEntityEscaped(text) {
             text = decodeEntities(text)
             steps.append(.entities)
-            text = stripEnds(text, steps: &steps)
+            blankEnds(&text, steps: &steps)
         }
-        text = fixStrings(text, steps: &steps)
-        return steps.isEmpty ? nil : (text, steps)
+        blankComments(&text, steps: &steps)
+        return Cleaned(text: text, steps: steps)
     }
 
     // MARK: Wrappers
@@ -35,35 +49,39 @@ enum JSONLDRepair {
     }
     private static let closers: [[UInt8]] = ["/*]]>*/", "//]]>", "]]>", "//-->", "-->"].map { Array($0.utf8) }
 
-    /// Strips wrappers and a trailing `;` from both ends, as often as they nest (a few times at most).
-    private static func stripEnds(_ input: [UInt8], steps: inout [Step]) -> [UInt8] {
+    /// Blanks wrappers at both ends, as often as they nest (a few times at most), and a byte order mark.
+    private static func blankEnds(_ text: inout [UInt8], steps: inout [Step]) {
         var start = 0
-        var end = input.count
-        if input.starts(with: [0xEF, 0xBB, 0xBF]) { start = 3 }
+        var end = text.count
+        if text.starts(with: [0xEF, 0xBB, 0xBF]) {
+            blank(&text, 0..<3)
+            steps.append(.wrapper(offset: 0))
+            start = 3
+        }
         var changed = true
         while changed {
             changed = false
-            while start < end, input[start].isASCIIWhitespace { start += 1 }
-            while end > start, input[end - 1].isASCIIWhitespace { end -= 1 }
-            for opener in openers where hasPrefix(input, start, end, opener) {
+            while start < end, text[start].isASCIIWhitespace { start += 1 }
+            while end > start, text[end - 1].isASCIIWhitespace { end -= 1 }
+            for opener in openers where hasPrefix(text, start, end, opener) {
+                blank(&text, start..<start + opener.count)
+                steps.append(.wrapper(offset: start))
                 start += opener.count
                 changed = true
-                note(.wrapper, &steps)
                 break
             }
-            for closer in closers where hasSuffix(input, start, end, closer) {
+            for closer in closers where hasSuffix(text, start, end, closer) {
+                blank(&text, end - closer.count..<end)
+                steps.append(.wrapper(offset: end - closer.count))
                 end -= closer.count
                 changed = true
-                note(.wrapper, &steps)
                 break
             }
-            if end > start, input[end - 1] == UInt8(ascii: ";") {
-                end -= 1
-                changed = true
-                note(.semicolon, &steps)
-            }
         }
-        return Array(input[start..<end])
+    }
+
+    private static func blank(_ text: inout [UInt8], _ range: Range<Int>) {
+        for index in range { text[index] = 0x20 }
     }
 
     private static func hasPrefix(_ input: [UInt8], _ start: Int, _ end: Int, _ prefix: [UInt8]) -> Bool {
@@ -74,8 +92,51 @@ enum JSONLDRepair {
         end - start >= suffix.count && input[end - suffix.count..<end].elementsEqual(suffix)
     }
 
-    private static func note(_ step: Step, _ steps: inout [Step]) {
-        if !steps.contains(step) { steps.append(step) }
+    // MARK: Comments
+
+    /// Blanks `// …` (to the end of the line) and `/* … */` outside strings; an unclosed `/*` runs to
+    /// the end. Strings are told apart as JSON does (a `"` not escaped by a backslash ends one).
+    private static func blankComments(_ text: inout [UInt8], steps: inout [Step]) {
+        var inString = false
+        var escaped = false
+        var index = 0
+        let count = text.count
+        while index < count {
+            let byte = text[index]
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
+                index += 1
+                continue
+            }
+            if byte == UInt8(ascii: "\"") {
+                inString = true
+            } else if byte == UInt8(ascii: "/"), index + 1 < count,
+                text[index + 1] == UInt8(ascii: "/") || text[index + 1] == UInt8(ascii: "*")
+            {
+                let start = index
+                if text[index + 1] == UInt8(ascii: "/") {
+                    while index < count, text[index] != 0x0A, text[index] != 0x0D { index += 1 }
+                } else {
+                    index += 2
+                    while index < count, !(text[index - 1] == UInt8(ascii: "*") && text[index] == UInt8(ascii: "/")
+                        && index - 1 > start + 1)
+                    {
+                        index += 1
+                    }
+                    index = min(index + 1, count)
+                }
+                blank(&text, start..<index)
+                if steps.count < JSONLDRecovery.maxNoted { steps.append(.comment(offset: start)) }
+                continue
+            }
+            index += 1
+        }
     }
 
     // MARK: Entities
@@ -132,57 +193,5 @@ enum JSONLDRepair {
             value = UInt32(String(decoding: digits, as: UTF8.self), radix: 10)
         }
         return value.flatMap(Unicode.Scalar.init)
-    }
-
-    // MARK: Strings and commas
-
-    /// One pass that knows where strings are: escapes control characters inside them, and drops a
-    /// comma outside them when the next non-whitespace byte closes an array or object.
-    private static func fixStrings(_ text: [UInt8], steps: inout [Step]) -> [UInt8] {
-        var output: [UInt8] = []
-        output.reserveCapacity(text.count + 16)
-        var inString = false
-        var escaped = false
-        var index = 0
-        let hex = Array("0123456789ABCDEF".utf8)
-        while index < text.count {
-            let byte = text[index]
-            index += 1
-            if inString {
-                if escaped {
-                    escaped = false
-                } else if byte == UInt8(ascii: "\\") {
-                    escaped = true
-                } else if byte == UInt8(ascii: "\"") {
-                    inString = false
-                } else if byte < 0x20 {
-                    note(.controlCharacters, &steps)
-                    switch byte {
-                    case 0x0A: output.append(contentsOf: [0x5C, UInt8(ascii: "n")])
-                    case 0x0D: output.append(contentsOf: [0x5C, UInt8(ascii: "r")])
-                    case 0x09: output.append(contentsOf: [0x5C, UInt8(ascii: "t")])
-                    default:
-                        output.append(contentsOf: Array("\\u00".utf8))
-                        output.append(hex[Int(byte >> 4)])
-                        output.append(hex[Int(byte & 0x0F)])
-                    }
-                    continue
-                }
-                output.append(byte)
-                continue
-            }
-            if byte == UInt8(ascii: "\"") {
-                inString = true
-            } else if byte == UInt8(ascii: ",") {
-                var next = index
-                while next < text.count, text[next].isASCIIWhitespace { next += 1 }
-                if next < text.count, text[next] == UInt8(ascii: "}") || text[next] == UInt8(ascii: "]") {
-                    note(.trailingCommas, &steps)
-                    continue
-                }
-            }
-            output.append(byte)
-        }
-        return output
     }
 }

@@ -2,8 +2,13 @@
 ///
 /// Arrays and objects are kept on explicit stacks, so depth costs heap, never call stack, and the
 /// depth is bounded by `maxDepth` anyway. Strings longer than `maxStringLength` bytes are checked
-/// but not kept (`JSONValue.oversizedString`). Nothing beyond RFC 8259 is accepted: no comments,
-/// no trailing commas, no raw control characters in strings; `JSONLDRepair` handles those.
+/// but not kept (`JSONValue.oversizedString`). `parse(_:)` accepts nothing beyond RFC 8259.
+///
+/// `parseLeniently(_:)` is the reading `JSONLDRecovery` uses on a block that failed: it also takes the
+/// separators real senders get wrong, none of which changes a value, and notes each with its offset:
+/// a comma missing between two members or elements, a comma doubled or before the first element, a
+/// comma before a closing bracket, and a raw control character inside a string (kept as it is, as
+/// Python's `json.loads(strict=False)` does).
 struct JSONParser {
     struct Failure: Error, Hashable, Sendable {
         enum Kind: Hashable, Sendable {
@@ -17,6 +22,23 @@ struct JSONParser {
         var reason: String
     }
 
+    /// A separator `parseLeniently(_:)` took that RFC 8259 does not allow, at a byte offset of its input.
+    struct Leniency: Hashable, Sendable {
+        enum Kind: Hashable, Sendable {
+            /// No comma between two members or elements; read as if there were one.
+            case missingComma
+            /// A comma after another comma or right after `[`/`{`; skipped.
+            case extraComma
+            /// A comma before `]` or `}`; skipped.
+            case trailingComma
+            /// A raw control character (a newline, a tab) inside a string; kept in the value.
+            case controlCharacter
+        }
+
+        var kind: Kind
+        var offset: Int
+    }
+
     /// Nesting limit for arrays and objects; a value at the top level has depth 0, `[1]` has depth 1.
     var maxDepth: Int
     /// Strings (decoded, in UTF-8 bytes) longer than this become `.oversizedString`.
@@ -24,7 +46,7 @@ struct JSONParser {
 
     /// Parses exactly one JSON value, with optional whitespace around it.
     func parse(_ input: UnsafeBufferPointer<UInt8>) -> Result<JSONValue, Failure> {
-        var reader = Reader(input: input, maxDepth: maxDepth, maxStringLength: maxStringLength)
+        var reader = Reader(input: input, maxDepth: maxDepth, maxStringLength: maxStringLength, isLenient: false)
         do {
             return .success(try reader.document())
         } catch {
@@ -35,6 +57,18 @@ struct JSONParser {
     /// Parses `bytes` (see `parse(_:)`).
     func parse(_ bytes: [UInt8]) -> Result<JSONValue, Failure> {
         bytes.withUnsafeBufferPointer { parse($0) }
+    }
+
+    /// Parses exactly one JSON value like `parse(_:)`, also taking missing, doubled and trailing commas and
+    /// raw control characters in strings; returns the value and what was taken, in input order.
+    func parseLeniently(_ input: UnsafeBufferPointer<UInt8>) -> Result<(JSONValue, [Leniency]), Failure> {
+        var reader = Reader(input: input, maxDepth: maxDepth, maxStringLength: maxStringLength, isLenient: true)
+        do {
+            let value = try reader.document()
+            return .success((value, reader.leniencies))
+        } catch {
+            return .failure(error)
+        }
     }
 }
 
@@ -51,34 +85,57 @@ extension JSONParser {
         let input: UnsafeBufferPointer<UInt8>
         let maxDepth: Int
         let maxStringLength: Int
+        /// Whether the separators `JSONParser.Leniency` names are taken (noted in `leniencies`).
+        let isLenient: Bool
         var index = 0
+        /// What was taken, the first `maxLeniencies` of it (hostile input can have a million commas).
+        private(set) var leniencies: [Leniency] = []
+        static let maxLeniencies = 1000
         private var frames: [Frame] = []
         private var values: [JSONValue] = []
         private var keys: [JSONValue] = []
         private var scratch: [UInt8] = []
 
-        init(input: UnsafeBufferPointer<UInt8>, maxDepth: Int, maxStringLength: Int) {
+        init(input: UnsafeBufferPointer<UInt8>, maxDepth: Int, maxStringLength: Int, isLenient: Bool) {
             self.input = input
             self.maxDepth = maxDepth
             self.maxStringLength = maxStringLength
+            self.isLenient = isLenient
         }
 
         mutating func document() throws(Failure) -> JSONValue {
             // Each turn reads one value, then hands it to the open containers, closing those that end.
+            // The lenient branches sit only where the strict reading would throw.
             outer: while true {
                 guard var value = try scalarOrOpen() else { continue }  // a container was opened
                 while let frame = frames.last {
                     values.append(value)
                     skipWhitespace()
                     guard index < input.count else { throw failure("unexpected end inside an array or object") }
+                    let closer = frame.isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")
                     let byte = input[index]
                     if byte == UInt8(ascii: ",") {
+                        let comma = index
                         index += 1
                         skipWhitespace()
+                        if isLenient {
+                            skipExtraCommas()
+                            if index < input.count, input[index] == closer {
+                                note(.trailingComma, comma)
+                                index += 1
+                                value = close()
+                                continue
+                            }
+                        }
                         if frame.isObject { try memberName() }
                         continue outer
                     }
-                    guard byte == (frame.isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) else {
+                    guard byte == closer else {
+                        if isLenient, frame.isObject ? byte == UInt8(ascii: "\"") : startsValue(byte) {
+                            note(.missingComma, index)
+                            if frame.isObject { try memberName() }
+                            continue outer
+                        }
                         throw failure(frame.isObject ? "expected ',' or '}'" : "expected ',' or ']'")
                     }
                     index += 1
@@ -90,9 +147,34 @@ extension JSONParser {
             }
         }
 
+        private mutating func note(_ kind: Leniency.Kind, _ offset: Int) {
+            if leniencies.count < Self.maxLeniencies { leniencies.append(Leniency(kind: kind, offset: offset)) }
+        }
+
+        /// Lenient: skips commas where a value or member name is expected, noting each.
+        private mutating func skipExtraCommas() {
+            while index < input.count, input[index] == UInt8(ascii: ",") {
+                note(.extraComma, index)
+                index += 1
+                skipWhitespace()
+            }
+        }
+
+        /// Whether `byte` can start a JSON value.
+        private func startsValue(_ byte: UInt8) -> Bool {
+            switch byte {
+            case UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: "\""), UInt8(ascii: "-"), UInt8(ascii: "t"),
+                UInt8(ascii: "f"), UInt8(ascii: "n"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                return true
+            default:
+                return false
+            }
+        }
+
         /// Reads a scalar, or an empty container, and returns it; or opens a container and returns nil.
         private mutating func scalarOrOpen() throws(Failure) -> JSONValue? {
             skipWhitespace()
+            if isLenient, !frames.isEmpty { skipExtraCommas() }
             guard index < input.count else { throw failure("unexpected end, expected a value") }
             switch input[index] {
             case UInt8(ascii: "{"), UInt8(ascii: "["):
@@ -129,6 +211,7 @@ extension JSONParser {
 
         /// Reads `"name" :` and leaves the name on `keys`.
         private mutating func memberName() throws(Failure) {
+            if isLenient { skipExtraCommas() }
             guard index < input.count, input[index] == UInt8(ascii: "\"") else {
                 throw failure("expected a member name in double quotes")
             }
@@ -220,7 +303,10 @@ extension JSONParser {
                     return .string(String(decoding: UnsafeBufferPointer(rebasing: input[start..<end]), as: UTF8.self))
                 }
                 if byte == UInt8(ascii: "\\") { break }
-                if byte < 0x20 { throw failure("raw control character in a string") }
+                if byte < 0x20 {
+                    guard isLenient else { throw failure("raw control character in a string") }
+                    note(.controlCharacter, index)
+                }
                 index += 1
             }
             guard index < input.count else {
@@ -237,7 +323,10 @@ extension JSONParser {
                     if count > maxStringLength { return .oversizedString(byteCount: count) }
                     return .string(String(decoding: scratch, as: UTF8.self))
                 }
-                if byte < 0x20 { throw failure("raw control character in a string") }
+                if byte < 0x20 {
+                    guard isLenient else { throw failure("raw control character in a string") }
+                    note(.controlCharacter, index)
+                }
                 if byte != UInt8(ascii: "\\") {
                     count += 1
                     if count <= maxStringLength { scratch.append(byte) }

@@ -102,12 +102,21 @@ package struct MarkupExtractor: Sendable {
         var nodes: [SchemaNode] = []
         for (number, script) in document.jsonLDScripts.enumerated() where !state.isFull {
             let path = "script[\(number + 1)]"
+            guard !document.elements[script].flags.contains(.quoted) else {
+                state.warning(.quotedPart, path: path, Self.quotedMessage("JSON-LD block"))
+                continue
+            }
             nodes += JSONLDReader.read(document.childText(script), path: path, state: &state)
         }
         if !state.isFull {
             nodes += MicrodataReader.read(document, state: &state)
         }
         return MarkupGraph(nodes: nodes, diagnostics: state.finishedDiagnostics())
+    }
+
+    static func quotedMessage(_ what: String) -> String {
+        "this \(what) is in a quoted or forwarded part of the message (an earlier message a reply or forward "
+            + "includes); it is not this message's markup and was not read. Put the markup in the message itself"
     }
 
     /// Extracts the nodes of a JSON-LD document given on its own, such as an `application/ld+json`

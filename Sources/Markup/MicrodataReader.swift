@@ -14,6 +14,11 @@
 ///   element → its `textContent`. URLs are kept as written (no base URL to resolve against).
 /// - Types are the `itemtype` tokens as written; a token that is not an absolute URL is kept with a
 ///   `markup.microdata-bare-itemtype` warning. `itemid` is the id, trimmed.
+/// - Elements are crawled as the sender nested them where libxml2's tree differs: an item or property
+///   the parser ended early (a `<div>` inside `<p itemscope>`) but whose own end tag comes later holds
+///   what was written up to that end tag (`HTMLDocument`, `markup.microdata-misnested`).
+/// - A top-level item in a quoted or forwarded part of a message (`QuoteMarker`, `ForwardSeparator`) is
+///   not read (`markup.quoted-part`); `microdata[N]` counts it all the same.
 ///
 /// Text values are trimmed of ASCII whitespace and runs of it inside collapse to one space (HTML
 /// whitespace is layout, not content); attribute values get the same treatment.
@@ -49,9 +54,15 @@ struct MicrodataReader {
         guard document.hasItemscope else { return [] }
         var reader = MicrodataReader(document: document, state: state)
         var items: [SchemaNode] = []
+        var number = 0
         for (index, element) in document.elements.enumerated()
         where element.flags.contains(.itemscope) && !element.flags.contains(.itemprop) {
-            let path = "microdata[\(items.count + 1)]"
+            number += 1
+            let path = "microdata[\(number)]"
+            guard !element.flags.contains(.quoted) else {
+                reader.state.warning(.quotedPart, path: path, MarkupExtractor.quotedMessage("Microdata item"))
+                continue
+            }
             guard !reader.stepsExhausted, reader.state.admitTopLevelItem(path: path) else { break }
             reader.path = [path]
             items.append(reader.item(at: index))
@@ -68,6 +79,7 @@ struct MicrodataReader {
     private mutating func item(at index: Int) -> SchemaNode {
         itemStack.append(index)
         defer { itemStack.removeLast() }
+        reportMisnesting(index)
         var node = SchemaNode(types: [], syntax: .microdata)
         if let itemtype = document.attribute(index, .itemtype) {
             node.types = tokens(itemtype)
@@ -135,6 +147,7 @@ struct MicrodataReader {
             return .node(item(at: index))
         }
         let text: ArraySlice<UInt8>
+        if element.kind == .other { reportMisnesting(index) }
         switch element.kind {
         case .meta, .source, .link, .object, .value:
             text = document.attribute(index, .value) ?? []
@@ -152,6 +165,16 @@ struct MicrodataReader {
             return nil
         }
         return .text(normalized(text))
+    }
+
+    /// Reports that element `index` was read as the sender nested it, not as libxml2 did (`HTMLDocument`).
+    private mutating func reportMisnesting(_ index: Int) {
+        guard !document.misnested.isEmpty, document.misnested.contains(index) else { return }
+        state.warning(
+            .microdataMisnested, path: currentPath,
+            "the HTML parser ended this element before its end tag (a block such as <div> or <table> inside <p>, "
+                + "<p> inside <b>, …); what was written up to its end tag was read as part of it, as written. "
+                + "Nest the HTML validly")
     }
 
     // MARK: The properties of an item (§5.2.5)

@@ -89,7 +89,7 @@ extension PostgresStore {
     /// `error` as callers see it: a ``StoreError`` and cancellation pass through; PostgreSQL's errors are mapped by
     /// kind, named with the URL (never its password) and the server's message (never the SQL or its arguments).
     static func storeError(_ error: any Error, operation: String, settings: PostgresSettings) -> any Error {
-        if error is StoreError || error is CancellationError { return error }
+        if error is StoreError || error is CancellationError || error is any TransactionRefusal { return error }
         guard let psql = error as? PSQLError else {
             if error is IOError || error is ChannelError {
                 return StoreError(

@@ -85,7 +85,7 @@ extension PostgresStore {
             case .domainChanges:
                 return try await Self.rows(
                     """
-                    SELECT id, domain, status, contact, changed_at, changed_by FROM registered_domain_change
+                    SELECT \(unescaped: Self.domainChangeColumns) FROM registered_domain_change
                     WHERE id > \(id) ORDER BY id LIMIT \(limit)
                     """, on: connection, logger: logger
                 ).map { .domainChange(try Self.domainChange($0)) }
@@ -116,6 +116,27 @@ extension PostgresStore {
                     ORDER BY id LIMIT \(limit)
                     """, on: connection, logger: logger
                 ).map { .token(StoredToken(token: try Self.accessToken($0), secretHash: try Cells($0)(7))) }
+            case .changeEvents:
+                return try await Self.rows(
+                    """
+                    SELECT \(unescaped: StoreSQLNames.changeColumns) FROM change_event WHERE position > \(id)
+                    ORDER BY position LIMIT \(limit)
+                    """, on: connection, logger: logger
+                ).map { .change(try Self.changeEvent(Cells($0))) }
+            case .webhooks:
+                return try await Self.rows(
+                    """
+                    SELECT \(unescaped: StoreSQLNames.webhookColumns), secret FROM webhook WHERE id > \(id)
+                    ORDER BY id LIMIT \(limit)
+                    """, on: connection, logger: logger
+                ).map { .webhook(StoredWebhook(webhook: try Self.webhook(Cells($0)), secret: try Cells($0)(8))) }
+            case .webhookDeliveries:
+                return try await Self.rows(
+                    """
+                    SELECT \(unescaped: StoreSQLNames.deliveryColumns) FROM webhook_delivery WHERE id > \(id)
+                    ORDER BY id LIMIT \(limit)
+                    """, on: connection, logger: logger
+                ).map { .delivery(try Self.delivery(Cells($0))) }
             }
         }
     }
@@ -131,7 +152,10 @@ extension PostgresStore {
     package func finishImport() async throws {
         let logger = self.logger
         try await withConnection("import") { connection in
-            for table in [StoreTable.reservations, .decisionLog, .domainChanges, .flagChanges, .spooledMessages, .tokens] {
+            for table in [
+                StoreTable.reservations, .decisionLog, .domainChanges, .flagChanges, .spooledMessages, .tokens, .webhooks,
+                .webhookDeliveries,
+            ] {
                 let name = StoreSQLNames.table(table)
                 try await connection.query(
                     """
@@ -139,6 +163,12 @@ extension PostgresStore {
                         coalesce((SELECT max(id) FROM \(unescaped: name)), 0) + 1, false)
                     """, logger: logger)
             }
+            // Change positions continue after the highest one copied.
+            try await connection.query(
+                """
+                UPDATE change_counter SET last = greatest(last, (SELECT coalesce(max(position), 0) FROM change_event))
+                WHERE id = 1
+                """, logger: logger)
         }
     }
 
@@ -184,16 +214,16 @@ extension PostgresStore {
         case .domain(let domain):
             try await connection.query(
                 """
-                INSERT INTO registered_domain (domain, status, contact, created_at, updated_at, updated_by)
+                INSERT INTO registered_domain (domain, status, contact, created_at, updated_at, updated_by, trust)
                 VALUES (\(domain.domain), \(domain.status.rawValue), \(domain.contact), \(ms(domain.createdAt)),
-                    \(ms(domain.updatedAt)), \(domain.updatedBy))
+                    \(ms(domain.updatedAt)), \(domain.updatedBy), \(try domain.trust.encoded()))
                 """, logger: logger)
         case .domainChange(let change):
             try await connection.query(
                 """
-                INSERT INTO registered_domain_change (id, domain, status, contact, changed_at, changed_by)
+                INSERT INTO registered_domain_change (id, domain, status, contact, changed_at, changed_by, reason)
                 VALUES (\(change.id), \(change.domain), \(change.status.rawValue), \(change.contact),
-                    \(ms(change.changedAt)), \(change.changedBy))
+                    \(ms(change.changedAt)), \(change.changedBy), \(change.reason))
                 """, logger: logger)
         case .flag(let flag):
             try await connection.query(
@@ -224,6 +254,36 @@ extension PostgresStore {
                 INSERT INTO access_token (id, role, subject, label, secret_hash, created_at, created_by, revoked_at)
                 VALUES (\(token.id), \(token.role.rawValue), \(token.subject), \(token.label), \(stored.secretHash),
                     \(ms(token.createdAt)), \(token.createdBy), \(token.revokedAt.map(ms)))
+                """, logger: logger)
+        case .change(let event):
+            let stored = event.reservation
+            let content = stored.content
+            try await connection.query(
+                """
+                INSERT INTO change_event (position, change, recorded_at, channel, \(unescaped: StoreSQLNames.changeRecordColumns))
+                VALUES (\(event.position), \(event.kind.rawValue), \(ms(event.recordedAt)), \(event.channel?.rawValue),
+                    \(stored.id), \(stored.owner.address), \(stored.sourceDomain), \(stored.itemReference),
+                    \(content.containerReference), \(content.status.rawValue), \(content.isMinimalCancellation),
+                    \(content.senderTime?.milliseconds), \(content.senderTime?.source.rawValue), \(content.kind),
+                    \(content.payload), \(content.flags), \(content.source), \(Int64(stored.version)),
+                    \(ms(stored.createdAt)), \(ms(stored.updatedAt)), \(stored.cancelledAt.map(ms)))
+                """, logger: logger)
+        case .webhook(let stored):
+            let hook = stored.webhook
+            try await connection.query(
+                """
+                INSERT INTO webhook (id, url, owner, domain, types, secret, created_at, created_by, dispatched_position)
+                VALUES (\(hook.id), \(hook.url), \(hook.owner?.address), \(hook.domain), \(hook.types.map(\.rawValue)),
+                    \(stored.secret), \(ms(hook.createdAt)), \(hook.createdBy), \(hook.dispatchedPosition))
+                """, logger: logger)
+        case .delivery(let delivery):
+            try await connection.query(
+                """
+                INSERT INTO webhook_delivery (\(unescaped: StoreSQLNames.deliveryColumns))
+                VALUES (\(delivery.id), \(delivery.webhookID), \(delivery.position), \(delivery.reservationID),
+                    \(delivery.state.rawValue), \(Int64(delivery.attempts)), \(ms(delivery.nextAttemptAt)),
+                    \(ms(delivery.createdAt)), \(ms(delivery.updatedAt)), \(delivery.lastStatus.map(Int64.init)),
+                    \(delivery.lastError), \(delivery.firstAttemptAt.map(ms)))
                 """, logger: logger)
         }
     }

@@ -31,35 +31,55 @@ extension PostgresStore {
         }
     }
 
-    package func setDomain(
-        _ domain: String, status: RegisteredDomain.Status, contact: String?, by actor: String
-    ) async throws -> RegisteredDomain {
+    package func updateDomain(
+        _ domain: String, by actor: String,
+        _ change: @escaping @Sendable (RegisteredDomain?, Date) throws -> DomainUpdate?
+    ) async throws -> RegisteredDomain? {
         let name = StoreNames.domain(domain)
-        try limits.validateDomainChange(domain: name, contact: contact, actor: actor)
-        let now = StoreTime.milliseconds(self.now())
+        try limits.validateDomainChange(domain: name, contact: nil, actor: actor)
+        let now = StoreTime.truncated(self.now())
+        let limits = self.limits
         let logger = self.logger
         return try await transaction("registry change") { connection in
-            guard
-                let stored = try await Self.rows(
-                    """
-                    INSERT INTO registered_domain (domain, status, contact, created_at, updated_at, updated_by)
-                    VALUES (\(name), \(status.rawValue), \(contact), \(now), \(now), \(actor))
-                    ON CONFLICT (domain) DO UPDATE SET status = excluded.status,
-                        contact = coalesce(excluded.contact, registered_domain.contact),
-                        updated_at = excluded.updated_at, updated_by = excluded.updated_by
-                    RETURNING \(unescaped: Self.domainColumns)
-                    """, on: connection, logger: logger
-                ).first.map(Self.registeredDomain)
-            else {
-                throw StoreError(code: .io, reason: "the registry entry just written could not be read back")
-            }
+            // Every node's change of this domain waits here, also while it has no row yet.
+            try await connection.query("SELECT pg_advisory_xact_lock(\(Self.registryLockKey(name)))", logger: logger)
+            let current = try await Self.rows(
+                "SELECT \(unescaped: Self.domainColumns) FROM registered_domain WHERE domain = \(name)", on: connection,
+                logger: logger
+            ).first.map(Self.registeredDomain)
+            guard let update = try change(current, now) else { return current }
+            let entry = DomainUpdate.stamped(update, name: name, current: current, now: now, actor: actor)
+            try limits.validateRegistration(entry, reason: update.reason)
+            let at = StoreTime.milliseconds(now)
+            let trust = try entry.trust.encoded()
             try await connection.query(
                 """
-                INSERT INTO registered_domain_change (domain, status, contact, changed_at, changed_by)
-                VALUES (\(name), \(status.rawValue), \(stored.contact), \(now), \(actor))
+                INSERT INTO registered_domain (domain, status, contact, created_at, updated_at, updated_by, trust)
+                VALUES (\(name), \(entry.status.rawValue), \(entry.contact), \(StoreTime.milliseconds(entry.createdAt)),
+                    \(at), \(actor), \(trust))
+                ON CONFLICT (domain) DO UPDATE SET status = excluded.status, contact = excluded.contact,
+                    updated_at = excluded.updated_at, updated_by = excluded.updated_by, trust = excluded.trust
                 """, logger: logger)
-            return stored
+            if update.recordsChange {
+                try await connection.query(
+                    """
+                    INSERT INTO registered_domain_change (domain, status, contact, changed_at, changed_by, reason)
+                    VALUES (\(name), \(entry.status.rawValue), \(entry.contact), \(at), \(actor), \(update.reason))
+                    """, logger: logger)
+            }
+            return entry
         }
+    }
+
+    /// The advisory lock of one domain's registration: FNV-1a over a prefix and the name, apart from the reservations'
+    /// locks (which hash an owner and a domain) except by chance, which only makes them wait for each other.
+    static func registryLockKey(_ name: String) -> Int64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in Array("registry\u{0}".utf8) + Array(name.utf8) {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        return Int64(bitPattern: hash)
     }
 
     package func domainChanges(domain: String?, limit: Int) async throws -> [DomainChange] {
@@ -69,7 +89,7 @@ extension PostgresStore {
         let changes = try await withConnection("registry history") { connection in
             try await Self.rows(
                 """
-                SELECT id, domain, status, contact, changed_at, changed_by FROM registered_domain_change
+                SELECT \(unescaped: Self.domainChangeColumns) FROM registered_domain_change
                 WHERE \(name)::text IS NULL OR domain = \(name) ORDER BY id DESC LIMIT \(limit)
                 """, on: connection, logger: logger
             ).map(Self.domainChange)
@@ -77,20 +97,22 @@ extension PostgresStore {
         return changes.reversed()
     }
 
-    static let domainColumns = "domain, status, contact, created_at, updated_at, updated_by"
+    static let domainColumns = "domain, status, contact, created_at, updated_at, updated_by, trust"
+    static let domainChangeColumns = "id, domain, status, contact, changed_at, changed_by, reason"
 
     static func registeredDomain(_ row: PostgresRow) throws -> RegisteredDomain {
         let cells = Cells(row)
         return RegisteredDomain(
             domain: try cells(0), status: try cells.enumeration(1, as: RegisteredDomain.Status.self),
-            contact: try cells(2), createdAt: try cells.date(3), updatedAt: try cells.date(4), updatedBy: try cells(5))
+            contact: try cells(2), createdAt: try cells.date(3), updatedAt: try cells.date(4), updatedBy: try cells(5),
+            trust: try RegisteredDomain.Trust.decoded(cells(6)))
     }
 
     static func domainChange(_ row: PostgresRow) throws -> DomainChange {
         let cells = Cells(row)
         return DomainChange(
             id: try cells(0), domain: try cells(1), status: try cells.enumeration(2, as: RegisteredDomain.Status.self),
-            contact: try cells(3), changedAt: try cells.date(4), changedBy: try cells(5))
+            contact: try cells(3), changedAt: try cells.date(4), changedBy: try cells(5), reason: try cells(6))
     }
 
     // MARK: - Flags

@@ -77,27 +77,40 @@ extension PostgresStore {
     /// rows only. The advisory locks of every reservation in the batch are taken first, sorted.
     func writeIngestions(_ requests: [IngestionRequest]) async throws -> [Result<DecisionLogEntry, any Error>] {
         let logger = self.logger
-        return try await writeBatch(
+        let results = try await writeBatch(
             requests, operation: "ingest",
-            locks: requests.flatMap { $0.reservations.map { ($0.owner, $0.sourceDomain) } }
-        ) { request, connection in
-            var outcomes: [LifecycleOutcome] = []
-            for item in request.reservations {
-                outcomes.append(try await Self.apply(item, now: request.now, on: connection, logger: logger))
-            }
-            let stored = try await Self.insert(
-                request.decision.recording(outcomes, of: request.reservations), on: connection, logger: logger)
-            if let spoolID = request.spoolID {
-                try await connection.query("DELETE FROM spooled_message WHERE id = \(spoolID)", logger: logger)
-            }
-            return stored
-        }
+            locks: requests.flatMap { $0.reservations.map { ($0.owner, $0.sourceDomain) } },
+            write: { request, connection in
+                var plans: [LifecyclePlan] = []
+                for item in request.reservations {
+                    plans.append(
+                        try await Self.apply(
+                            item, now: request.now, channel: request.decision.channel, on: connection, logger: logger))
+                }
+                let stored = try await Self.insert(
+                    request.decision.recording(plans.map(\.outcome), of: request.reservations), on: connection,
+                    logger: logger)
+                if let spoolID = request.spoolID {
+                    try await connection.query("DELETE FROM spooled_message WHERE id = \(spoolID)", logger: logger)
+                }
+                return IngestionWritten(entry: stored, recordsChanges: plans.contains(where: \.recordsChanges))
+            },
+            finish: { results, connection in
+                // The events of the requests that were kept, numbered last (see `sequenceChanges`).
+                if results.contains(where: { (try? $0.get())?.recordsChanges == true }) {
+                    try await Self.sequenceChanges(on: connection, logger: logger)
+                }
+            })
+        if results.contains(where: { (try? $0.get())?.recordsChanges == true }) { changeSignal.notify() }
+        return results.map { $0.map(\.entry) }
     }
 
-    /// The group commit's transaction: `write` for each request in its own savepoint.
+    /// The group commit's transaction: `write` for each request in its own savepoint, then `finish` with their
+    /// results, before the commit.
     func writeBatch<Request: Sendable, Output: Sendable>(
         _ requests: [Request], operation: String, locks: [(OwnerAddress, String)],
-        _ write: @escaping @Sendable (Request, PostgresConnection) async throws -> Output
+        write: @escaping @Sendable (Request, PostgresConnection) async throws -> Output,
+        finish: @escaping @Sendable ([Result<Output, any Error>], PostgresConnection) async throws -> Void = { _, _ in }
     ) async throws -> [Result<Output, any Error>] {
         let logger = self.logger
         let settings = self.settings
@@ -118,6 +131,7 @@ extension PostgresStore {
                     results.append(.failure(Self.storeError(error, operation: operation, settings: settings)))
                 }
             }
+            try await finish(results, connection)
             return results
         }
     }

@@ -8,14 +8,17 @@ extension PostgresStore {
         try limits.validate(reservations)
         let now = self.now()
         let logger = self.logger
-        return try await transaction("apply") { connection in
+        let plans = try await transaction("apply") { connection in
             try await Self.lockReservations(reservations.map { ($0.owner, $0.sourceDomain) }, on: connection, logger: logger)
-            var outcomes: [LifecycleOutcome] = []
+            var plans: [LifecyclePlan] = []
             for item in reservations {
-                outcomes.append(try await Self.apply(item, now: now, on: connection, logger: logger))
+                plans.append(try await Self.apply(item, now: now, channel: nil, on: connection, logger: logger))
             }
-            return outcomes
+            if plans.contains(where: \.recordsChanges) { try await Self.sequenceChanges(on: connection, logger: logger) }
+            return plans
         }
+        if plans.contains(where: \.recordsChanges) { changeSignal.notify() }
+        return plans.map(\.outcome)
     }
 
     package func reservation(id: Int64) async throws -> StoredReservation? {
@@ -90,10 +93,13 @@ extension PostgresStore {
 
     // MARK: - The lifecycle's plan, inside a write transaction
 
-    /// Applies one reservation; the caller holds the transaction and the advisory lock of its owner and domain.
-    static func apply(_ item: IncomingReservation, now: Date, on connection: PostgresConnection, logger: Logger)
-        async throws -> LifecycleOutcome
-    {
+    /// Applies one reservation; the caller holds the transaction and the advisory lock of its owner and domain, and
+    /// calls ``sequenceChanges(on:logger:)`` before it commits when the plan recorded changes.
+    /// - Returns: The plan executed.
+    static func apply(
+        _ item: IncomingReservation, now: Date, channel: IngestionChannel?, on connection: PostgresConnection,
+        logger: Logger
+    ) async throws -> LifecyclePlan {
         let reads = ReservationLifecycle.reads(for: item)
         let records = try await rows(
             """
@@ -104,9 +110,33 @@ extension PostgresStore {
                         AND (\(reads.wholeContainer) OR is_minimal_cancellation)))
             """, on: connection, logger: logger
         ).map(storedVersion)
-        let plan = ReservationLifecycle.plan(for: item, state: reads.state(from: records), now: now)
+        let plan = ReservationLifecycle.plan(for: item, state: reads.state(from: records), now: now, channel: channel)
         for write in plan.writes { try await execute(write, on: connection, logger: logger) }
-        return plan.outcome
+        return plan
+    }
+
+    /// Numbers the events this transaction recorded (inserted without a position) from the change counter: the last
+    /// statement before COMMIT.
+    ///
+    /// The counter's one row stays locked from here until the transaction ends, so of two transactions that record
+    /// changes the second takes its positions only once the first has committed (or rolled back, releasing its
+    /// numbers unused). Positions are therefore in commit order and without gaps between committed events: a reader
+    /// that sees position n committed sees every position below it, and asking for "after n" never skips an event that
+    /// committed late. A sequence (nextval) would hand out numbers before commit, in another order. Holding the lock
+    /// only from the last statement keeps the wait of concurrent writers to one commit each, and the advisory locks
+    /// are always taken before it, so no cycle of waits can form.
+    static func sequenceChanges(on connection: PostgresConnection, logger: Logger) async throws {
+        try await connection.query(
+            """
+            WITH pending AS (
+                SELECT id, row_number() OVER (ORDER BY id) AS n FROM change_event WHERE position IS NULL
+            ), counter AS (
+                UPDATE change_counter SET last = last + (SELECT count(*) FROM pending) WHERE id = 1
+                RETURNING last - (SELECT count(*) FROM pending) AS base
+            )
+            UPDATE change_event SET position = counter.base + pending.n
+            FROM pending, counter WHERE change_event.id = pending.id
+            """, logger: logger)
     }
 
     /// Executes one write of a lifecycle plan: SQL and nothing more.
@@ -157,6 +187,20 @@ extension PostgresStore {
                 UPDATE reservation SET sender_time = \(time.milliseconds), sender_time_source = \(time.source.rawValue)
                 WHERE id = \(recordID)
                 """, logger: logger)
+        case .recordChange(let key, let kind, let at, let channel):
+            let inserted = try await rows(
+                """
+                INSERT INTO change_event (change, recorded_at, channel, \(unescaped: StoreSQLNames.changeRecordColumns))
+                SELECT \(kind.rawValue), \(StoreTime.milliseconds(at)), \(channel?.rawValue),
+                    \(unescaped: StoreSQLNames.changeCopiedColumns)
+                FROM reservation
+                WHERE owner = \(key.owner.address) AND source_domain = \(key.sourceDomain)
+                    AND item_reference = \(key.itemReference)
+                RETURNING id
+                """, on: connection, logger: logger)
+            guard inserted.count == 1 else {
+                throw StoreError(code: .conflict, reason: "the record of a change to record is gone")
+            }
         }
     }
 

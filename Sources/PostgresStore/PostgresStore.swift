@@ -47,6 +47,8 @@ package final class PostgresStore: ManagedStore {
     /// for PostgreSQL's WAL flush).
     let groupCommit = GroupCommit<IngestionRequest, DecisionLogEntry>()
     let spoolCommit = GroupCommit<SpoolRequest, SpooledMessage>()
+    /// Wakes this node's change feed readers after commits that recorded changes (other nodes poll).
+    package let changeSignal = ChangeSignal()
 
     private init(
         settings: PostgresSettings, configuration: Configuration, now: @escaping @Sendable () -> Date, logger: Logger,

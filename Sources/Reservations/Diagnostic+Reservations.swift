@@ -11,8 +11,6 @@ extension Diagnostic.Code {
     package static let textForItem = Diagnostic.Code("markup.text-for-item")
     /// An item was given where text was expected; its `name` (or `@id`) was used, or nothing could be.
     package static let itemForText = Diagnostic.Code("markup.item-for-text")
-    /// `reservationFor` holds several items; the first was used.
-    package static let multipleReservationFor = Diagnostic.Code("markup.multiple-reservationFor")
     /// A single-valued property holds several values; the first was used.
     package static let multipleValues = Diagnostic.Code("markup.multiple-values")
     /// Two spellings of one property disagree (`reservationNumber` and `reservationId`).
@@ -35,8 +33,14 @@ extension Diagnostic.Code {
     package static let missingTimeZone = Diagnostic.Code("markup.missing-time-zone")
     /// A local time that does not exist in its inferred zone (skipped by a daylight-saving change).
     package static let nonexistentLocalTime = Diagnostic.Code("markup.nonexistent-local-time")
-    /// Arrival not after departure (compared in UTC).
+    /// Warning: arrival not after departure (compared in UTC), by at most 24 hours (an overnight flight
+    /// written with the wrong date or offset, the date line); the reservation stays.
     package static let arrivalBeforeDeparture = Diagnostic.Code("markup.arrival-before-departure")
+    /// Error: arrival more than 24 hours before departure (compared in UTC): the sender's data is impossible.
+    package static let arrivalImpossible = Diagnostic.Code("markup.arrival-impossible")
+    /// Warning: a time's explicit UTC offset is not the offset of its place's zone (the departure airport,
+    /// the station, the venue) at that date; the written instant was kept.
+    package static let offsetMismatch = Diagnostic.Code("time.offset-mismatch")
     /// Checkout not after check-in.
     package static let checkoutBeforeCheckin = Diagnostic.Code("markup.checkout-before-checkin")
     /// Dropoff not after pickup.
@@ -51,6 +55,12 @@ extension Diagnostic.Code {
     package static let duplicateItem = Diagnostic.Code("markup.duplicate-item")
     /// Several items share a reservation id and nothing in them tells them apart; an ordinal was added.
     package static let ambiguousItem = Diagnostic.Code("markup.ambiguous-item")
+    /// Warning: a reservation that is the `result` or template of a `potentialAction` (`ReserveAction`,
+    /// `CheckInAction`, …) describes what could be booked, not a booking held: it was not read.
+    package static let actionTemplate = Diagnostic.Code("markup.action-template")
+    /// Warning: a reservation that is part of an `Offer` (or reached through `offers`) is offered, not
+    /// held: it was not read.
+    package static let offeredItem = Diagnostic.Code("markup.offered-item")
     /// A resolution limit (nesting depth, items walked, reservations) was reached; the rest was skipped.
     package static let limitExceeded = Diagnostic.Code("markup.limit-exceeded")
 }

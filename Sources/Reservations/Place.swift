@@ -25,6 +25,17 @@ package struct Place: Codable, Sendable, Hashable {
         }
     }
 
+    /// A schema.org `GeoCoordinates` (`geo`): WGS 84 degrees.
+    package struct Geo: Codable, Sendable, Hashable {
+        package var latitude: Double
+        package var longitude: Double
+
+        package init(latitude: Double, longitude: Double) {
+            self.latitude = latitude
+            self.longitude = longitude
+        }
+    }
+
     /// `name`.
     package var name: String?
     /// An airport's IATA code (`SFO`), uppercased.
@@ -33,11 +44,16 @@ package struct Place: Codable, Sendable, Hashable {
     package var address: Address?
     /// `telephone`.
     package var telephone: String?
+    /// `geo`, when it gives a latitude within ±90 and a longitude within ±180.
+    package var geo: Geo?
 
-    package init(name: String? = nil, iataCode: String? = nil, address: Address? = nil, telephone: String? = nil) {
+    package init(
+        name: String? = nil, iataCode: String? = nil, address: Address? = nil, telephone: String? = nil, geo: Geo? = nil
+    ) {
         self.name = name
         self.iataCode = iataCode
         self.address = address
         self.telephone = telephone
+        self.geo = geo
     }
 }

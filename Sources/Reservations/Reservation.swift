@@ -99,7 +99,9 @@ package struct Reservation: Codable, Sendable, Hashable {
     package var kind: Kind
     /// True for an `EventReservation` of a `ScreeningEvent` (a movie).
     package var isMovie: Bool
-    /// `reservationId` (or Gmail's `reservationNumber`): the booking number.
+    /// The booking number: `reservationId` or Gmail's `reservationNumber`, whichever is given; when both
+    /// are given and differ, `reservationNumber` (the `reservationId` then identifies this part:
+    /// `itemReference`).
     package var reservationId: String?
     /// `reservationStatus`; nil when absent or not one of the four.
     package var status: Status?
@@ -111,9 +113,11 @@ package struct Reservation: Codable, Sendable, Hashable {
     package var url: String?
     /// The airline (`reservationFor.provider`), rail/bus/ferry company, or rental company (`provider`).
     package var provider: Provider?
-    /// The reservation id, shared by every part of a booking (MARKUP.md, "Identity").
+    /// The booking number, shared by every part of a booking (MARKUP.md, "Identity").
     package var containerReference: String?
-    /// The key of this part: the reservation id for a one-part booking, more for multi-part ones.
+    /// The key of this part: the part's own `reservationId` where the sender gives one beside the
+    /// booking's `reservationNumber`; else the booking number for a one-part booking, with what tells
+    /// the parts apart added for multi-part ones.
     package var itemReference: String?
     /// A cancellation giving only `reservationId` and a cancelled status: it cancels every item
     /// stored under that reservation id from the same source.

@@ -2,8 +2,10 @@ import Markup
 
 /// Container and item references (MARKUP.md, "Identity"; DESIGN.md, "Identity and lifecycle").
 ///
-/// The container reference is the `reservationId`. The item reference is the `reservationId` for
-/// a one-part booking; when several items of one document share a `reservationId`, it adds, in a
+/// The container reference is the booking number (`Reservation.reservationId`). Where the sender
+/// gives each part its own `reservationId` beside the booking's `reservationNumber`, that is the
+/// part's item reference. Otherwise the item reference is the booking number for a one-part
+/// booking; when several items of one document share a reference, it adds, in a
 /// fixed order per kind, each distinguishing value that still separates items that look alike:
 /// a flight leg by flight number and departure date (`RXJ34P-UA110-2027-03-04`), a train, bus or
 /// boat leg by number and departure time, a passenger by name (else ticket number), an event
@@ -12,18 +14,21 @@ import Markup
 enum ReservationIdentity {
     static func assign(_ resolutions: inout [Resolution]) {
         var groups: [String: [Int]] = [:]
-        var order: [String] = []
+        var order: [(key: String, base: String)] = []
         for index in resolutions.indices {
             guard var reservation = resolutions[index].reservation, let id = reservation.reservationId else { continue }
-            reservation.containerReference = id
-            reservation.itemReference = id
+            let container = reservation.containerReference ?? id
+            let base = reservation.itemReference ?? container  // the part's own id, where the sender gives one
+            reservation.containerReference = container
+            reservation.itemReference = base
             resolutions[index].reservation = reservation
             if reservation.isMinimalCancellation { continue }  // it names the whole container
-            if groups[id] == nil { order.append(id) }
-            groups[id, default: []].append(index)
+            let key = container + "\u{1F}" + base
+            if groups[key] == nil { order.append((key, base)) }
+            groups[key, default: []].append(index)
         }
-        for id in order {
-            guard let members = groups[id], members.count > 1 else { continue }
+        for (key, id) in order {
+            guard let members = groups[key], members.count > 1 else { continue }
             let reservations = members.compactMap { resolutions[$0].reservation }
             let references = references(for: reservations, id: id)
             for (position, index) in members.enumerated() {

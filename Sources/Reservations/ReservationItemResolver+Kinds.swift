@@ -17,6 +17,14 @@ extension ReservationItemResolver {
         place.name = text(node, "name", path: path)
         place.telephone = text(node, "telephone", path: path)
         if let code = text(node, "iataCode", path: path) { place.iataCode = code.uppercased() }
+        // schema.org GeoCoordinates: numbers, or text that reads as one; anything else is left out.
+        if let geo = node.child("geo"),
+            let latitude = geo.looseText("latitude").flatMap({ Double($0.trimmingWhitespace()) }),
+            let longitude = geo.looseText("longitude").flatMap({ Double($0.trimmingWhitespace()) }),
+            (-90...90).contains(latitude), (-180...180).contains(longitude)
+        {
+            place.geo = Place.Geo(latitude: latitude, longitude: longitude)
+        }
         if requireAddress, place.name == nil { missing(Self.join(path, "name"), "give the place's name") }
 
         let addressPath = Self.join(path, "address")
@@ -174,9 +182,9 @@ extension ReservationItemResolver {
         reservation.endTime = readTime(
             item, "arrivalTime", path: "reservationFor", required: true,
             zoneFrom: (item.child(arrivalPlace), "reservationFor." + arrivalPlace), dateOnly: policy)
-        checkOrder(
-            reservation.startTime, reservation.endTime, laterPath: "reservationFor.arrivalTime",
-            earlierPath: "reservationFor.departureTime", code: .arrivalBeforeDeparture)
+        checkArrival(
+            reservation.startTime, reservation.endTime, arrivalPath: "reservationFor.arrivalTime",
+            departurePath: "reservationFor.departureTime")
     }
 
     // MARK: Train, bus, boat

@@ -51,7 +51,9 @@ extension ReservationItemResolver {
         if let offset = value.offsetSeconds {
             time.zone = .given
             time.utcOffsetSeconds = offset
-            time.instant = Date(timeIntervalSince1970: Double(value.wallClockSeconds - offset) + value.fractionalSeconds)
+            let instant = Date(timeIntervalSince1970: Double(value.wallClockSeconds - offset) + value.fractionalSeconds)
+            time.instant = instant
+            if let place { checkOffset(offset, at: instant, of: place, path: fullPath, written: original) }
             return time
         }
 
@@ -99,6 +101,33 @@ extension ReservationItemResolver {
         }
     }
 
+    /// Warns (`time.offset-mismatch`) when the written offset is not the offset of the place's zone at
+    /// that instant; the written instant stays. A place whose zone cannot be found is not checked.
+    mutating func checkOffset(
+        _ offset: Int, at instant: Date, of place: (node: SchemaNode?, path: String), path: String, written: String
+    ) {
+        // The common case (the zone is unknown, or agrees) builds no text.
+        guard let identifier = knownZone(of: place.node), let timeZone = TimeZone(identifier: identifier) else { return }
+        let expected = timeZone.secondsFromGMT(for: instant)
+        guard expected != offset, case .success(let (_, source)) = zone(of: place.node, path: place.path) else { return }
+        let local = LocalDateTime.offsetText(expected)
+        warn(
+            .offsetMismatch, path,
+            "\(path) \(written) has the UTC offset \(LocalDateTime.offsetText(offset)), but \(identifier) (from \(source)) "
+                + "is at \(local) then; the written instant was kept. If the time is local there, write it with \(local)")
+    }
+
+    /// The IANA zone `zone(of:path:)` finds for a place, without describing where it came from.
+    func knownZone(of place: SchemaNode?) -> String? {
+        guard let place else { return nil }
+        if let code = place.looseText("iataCode"), let zone = directory.zone(forAirport: code) { return zone }
+        guard let country = place.child("address")?.looseText("addressCountry"),
+            let code = directory.countryCode(for: country)
+        else { return nil }
+        let zones = directory.zones(forCountry: code)
+        return zones.count == 1 ? zones[0] : nil
+    }
+
     /// The IANA zone of a place and a description of where it came from, or why none was found.
     func zone(of place: SchemaNode?, path: String) -> Result<(String, String), ZoneFailure> {
         guard let place else { return .failure(ZoneFailure("\(path) is not given")) }
@@ -144,6 +173,47 @@ extension ReservationItemResolver {
         let current = offset(atUTC: wallClock - before)
         if offset(atUTC: wallClock - current) == current { return (current, true) }
         return (before, false)
+    }
+
+    /// An arrival not after its departure (MARKUP.md, "Times"): a warning when it is at most 24 hours
+    /// before (an overnight flight written with the wrong date or offset, the date line), and the
+    /// reservation stays; an error when it is more than 24 hours before, which no journey is. Compared
+    /// as instants when both are known; else a date alone may arrive one day "before" (the date line);
+    /// else wall clocks, allowing the 26 hours zones can differ by.
+    mutating func checkArrival(
+        _ departure: ReservationTime?, _ arrival: ReservationTime?, arrivalPath: String, departurePath: String
+    ) {
+        guard let departure, let arrival else { return }
+        let earlyBy: Double
+        let allowance: Double
+        if let start = departure.instant, let end = arrival.instant {
+            earlyBy = start.timeIntervalSince(end)
+            allowance = 86_400
+        } else if departure.isDateOnly || arrival.isDateOnly {
+            guard let start = LocalDateTime(parsing: departure.localDate), let end = LocalDateTime(parsing: arrival.localDate)
+            else { return }
+            earlyBy = Double(start.wallClockSeconds - end.wallClockSeconds)
+            guard earlyBy > 0 else { return }  // the same day is not before
+            allowance = 86_400
+        } else {
+            guard let start = LocalDateTime(parsing: departure.wallClockKey), let end = LocalDateTime(parsing: arrival.wallClockKey)
+            else { return }
+            earlyBy = Double(start.wallClockSeconds - end.wallClockSeconds)
+            allowance = 86_400 + 26 * 3600
+        }
+        guard earlyBy >= 0 else { return }
+        let hours = (earlyBy / 3600 * 10).rounded() / 10
+        if earlyBy > allowance {
+            error(
+                .arrivalImpossible, arrivalPath,
+                "\(arrivalPath) (\(arrival.resolved)) is \(hours) hours before \(departurePath) (\(departure.resolved)), "
+                    + "more than a day: no journey does that. Correct the times")
+        } else {
+            warn(
+                .arrivalBeforeDeparture, arrivalPath,
+                "\(arrivalPath) (\(arrival.resolved)) is not after \(departurePath) (\(departure.resolved)); kept as "
+                    + "written. Check the dates and UTC offsets")
+        }
     }
 
     /// Reports `code` at `laterPath` unless `later` is after `earlier`: compared as instants when

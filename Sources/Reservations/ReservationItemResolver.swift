@@ -16,6 +16,9 @@ struct ReservationItemResolver {
     /// Whether missing required properties are errors (false for a cancellation, which needs only
     /// its reservation id to act on).
     var missingIsError = true
+    /// `reservationNumber` when the item also gives a different `reservationId`: the booking's number
+    /// (the container reference), the `reservationId` then being this part's own (the item reference).
+    var bookingNumber: String?
 
     init(kind: Reservation.Kind, root: SchemaNode, directory: TimeZoneDirectory) {
         self.kind = kind
@@ -127,15 +130,16 @@ struct ReservationItemResolver {
     }
 
     mutating func foldCommonAliases() {
-        renameInRoot("reservationNumber", to: "reservationId")
-
-        let forValues = root.values("reservationFor")
-        if forValues.count > 1 {
-            root.set("reservationFor", [forValues[0]])
-            warn(
-                .multipleReservationFor, "reservationFor",
-                "reservationFor has \(forValues.count) items; the first was used. Give one reservation item per reserved item")
+        // Both given and different: the booking's number and this part's own id (MARKUP.md, "Identity").
+        if root.has("reservationNumber"), root.has("reservationId"),
+            let number = text(root, "reservationNumber", path: ""), let id = text(root, "reservationId", path: ""),
+            number != id
+        {
+            bookingNumber = number
+        } else {
+            renameInRoot("reservationNumber", to: "reservationId")
         }
+        // `ReservationResolver` makes one item per reserved thing: `reservationFor` holds one here.
         coerceInRoot("reservationFor", type: "Thing")
         coerceInRoot("underName", type: "Person")
         var composedName = false
@@ -287,7 +291,14 @@ struct ReservationItemResolver {
     }
 
     mutating func readCommon() {
-        reservation.reservationId = text(root, "reservationId", path: "")
+        let id = text(root, "reservationId", path: "")
+        if let bookingNumber {
+            reservation.reservationId = bookingNumber
+            reservation.containerReference = bookingNumber
+            reservation.itemReference = id
+        } else {
+            reservation.reservationId = id
+        }
 
         let statusValues = root.values("reservationStatus")
         if let value = statusValues.first {
@@ -307,7 +318,9 @@ struct ReservationItemResolver {
 
         let isCancellation = reservation.status == .cancelled && reservation.reservationId != nil
         missingIsError = !isCancellation
-        reservation.isMinimalCancellation = isCancellation && !root.has("reservationFor")
+        // A cancellation that names its part (a reservationId besides the booking's number) cancels that
+        // part only, not the whole booking.
+        reservation.isMinimalCancellation = isCancellation && !root.has("reservationFor") && bookingNumber == nil
 
         if reservation.reservationId == nil {
             missingIsError = true

@@ -2,8 +2,11 @@ internal import Foundation
 package import Markup
 
 /// Turns the schema.org graph of a document into reservations (MARKUP.md): finds every reservation
-/// item wherever it is nested, folds the Gmail and Apple dialects into one normal form, holds each
-/// item to the required properties, resolves times, and gives each part its identity.
+/// item wherever it is nested (except the results of a `potentialAction` and what an offer holds:
+/// "What is not a reservation"), makes one item per thing its `reservationFor` holds, folds the Gmail
+/// and Apple dialects into one normal form, holds each item to the required properties, resolves
+/// times, gives each part its identity, and says which bookings the document lists whole
+/// (`ResolvedDocument.bookings`).
 ///
 /// The work per graph is bounded by `Configuration`: items walked, nesting depth, reservations.
 package struct ReservationResolver: Sendable {
@@ -37,8 +40,9 @@ package struct ReservationResolver: Sendable {
         self.configuration = configuration
     }
 
-    /// One resolution per distinct reservation item in the graph, admissible or not, in document
-    /// order. Items that are not reservations (plain events, products) give none.
+    /// One resolution per distinct reservation item in the graph (per reserved thing), admissible or
+    /// not, in document order. Items that are not reservations (plain events, products, action
+    /// templates, offers) give none.
     package func resolve(_ graph: MarkupGraph) -> [Resolution] {
         resolveDocument(graph).resolutions
     }
@@ -48,8 +52,19 @@ package struct ReservationResolver: Sendable {
         var document = ResolvedDocument()
         let found = findReservations(in: graph, diagnostics: &document.diagnostics)
         var resolutions: [Resolution] = []
+        var countReported = false
         for item in found {
-            resolutions.append(resolveItem(item, index: found.index))
+            let budget = configuration.maxReservations - resolutions.count
+            guard budget > 0 else { break }
+            let (resolved, truncated) = resolveItem(item, index: found.index, budget: budget)
+            resolutions += resolved
+            if truncated, !countReported {
+                countReported = true
+                document.diagnostics.append(
+                    Diagnostic(
+                        .warning, .limitExceeded,
+                        "more than \(configuration.maxReservations) reservations; the rest were skipped"))
+            }
         }
         resolutions = Self.removingDuplicates(resolutions)
         ReservationIdentity.assign(&resolutions)
@@ -75,14 +90,26 @@ package struct ReservationResolver: Sendable {
         func makeIterator() -> IndexingIterator<[FoundItem]> { items.makeIterator() }
     }
 
+    /// Why the items below a node are not bookings held (MARKUP.md, "What is not a reservation"), and
+    /// the property path from the top-level item down to them.
+    struct NotHeld {
+        var code: Diagnostic.Code
+        var path: String
+        /// The top-level item (from 1), for the message.
+        var top: Int
+    }
+
     func findReservations(in graph: MarkupGraph, diagnostics: inout [Diagnostic]) -> FoundItems {
         var found = FoundItems()
         var walked = 0
         var depthReported = false
         var countReported = false
         // Depth-first, in document order, with an explicit stack: no recursion on input.
-        var stack: [(SchemaNode, Int)] = graph.nodes.reversed().map { ($0, 0) }
-        while let (node, depth) = stack.popLast() {
+        // Each entry: the node, its depth, its top-level item (from 1), why it is not held (if so), and
+        // whether it was reached through `acceptedOffer` (an Order's offer: bought, so held).
+        var stack: [(node: SchemaNode, depth: Int, top: Int, notHeld: NotHeld?, accepted: Bool)] = graph.nodes
+            .enumerated().reversed().map { ($0.element, 0, $0.offset + 1, nil, false) }
+        while let (node, depth, top, notHeld, accepted) = stack.popLast() {
             walked += 1
             if walked > configuration.maxItemsWalked {
                 diagnostics.append(
@@ -95,7 +122,9 @@ package struct ReservationResolver: Sendable {
                 found.index[id] = node
             }
             if let item = classify(node) {
-                if found.items.count >= configuration.maxReservations {
+                if let notHeld {
+                    diagnostics.append(Self.notHeldDiagnostic(notHeld, type: item.writtenType))
+                } else if found.items.count >= configuration.maxReservations {
                     if !countReported {
                         countReported = true
                         diagnostics.append(
@@ -107,10 +136,15 @@ package struct ReservationResolver: Sendable {
                     found.items.append(item)
                 }
             }
-            var children: [SchemaNode] = []
-            for property in node.properties {
+            var children: [(SchemaNode, NotHeld?, Bool)] = []
+            let isOffer =
+                notHeld == nil && !accepted
+                && node.types.contains { SchemaVocabulary.offerTypes.contains(SchemaVocabulary.localName($0)) }
+            for property in node.properties where property.values.contains(where: { $0.node != nil }) {
+                let name = SchemaVocabulary.localName(property.name)
+                let childNotHeld = Self.notHeld(below: notHeld, property: name, inOffer: isOffer, top: top)
                 for value in property.values {
-                    if let child = value.node { children.append(child) }
+                    if let child = value.node { children.append((child, childNotHeld, name == "acceptedOffer")) }
                 }
             }
             if !children.isEmpty {
@@ -123,11 +157,41 @@ package struct ReservationResolver: Sendable {
                                 "items nested deeper than \(configuration.maxDepth) levels were not searched"))
                     }
                 } else {
-                    stack.append(contentsOf: children.reversed().map { ($0, depth + 1) })
+                    stack.append(contentsOf: children.reversed().map { ($0.0, depth + 1, top, $0.1, $0.2) })
                 }
             }
         }
         return found
+    }
+
+    /// What the items under `name` (a local property name) of a node are: still not held below a template
+    /// or an offer (the path grows), newly so under `potentialAction`, `offers` or an `Offer` (not an
+    /// Order's `acceptedOffer`: that was bought), else held.
+    static func notHeld(below parent: NotHeld?, property name: String, inOffer: Bool, top: Int) -> NotHeld? {
+        if var parent {
+            parent.path += "." + name
+            return parent
+        }
+        let code: Diagnostic.Code
+        if name == "potentialAction" {
+            code = .actionTemplate
+        } else if inOffer || SchemaVocabulary.offerProperties.contains(name) {
+            code = .offeredItem
+        } else {
+            return nil
+        }
+        return NotHeld(code: code, path: name, top: top)
+    }
+
+    static func notHeldDiagnostic(_ notHeld: NotHeld, type: String) -> Diagnostic {
+        let what =
+            notHeld.code == .actionTemplate
+            ? "is the result or template of a potentialAction: it describes what could be booked"
+            : "is part of an offer: it describes what is offered"
+        return Diagnostic(
+            .warning, notHeld.code, path: notHeld.path,
+            "the \(type) at \(notHeld.path) (under top-level item \(notHeld.top)) \(what), not a booking the "
+                + "owner holds, and was not read as one. Give the booking as a reservation of its own")
     }
 
     /// The reservation kind of an item, nil when it is not a reservation at all.
@@ -152,10 +216,30 @@ package struct ReservationResolver: Sendable {
 
     // MARK: Resolving one item
 
-    func resolveItem(_ item: FoundItem, index: [String: SchemaNode]) -> Resolution {
-        var budget = configuration.maxItemsPerReservation
+    /// The resolutions of one item found: one per thing its `reservationFor` holds (MARKUP.md,
+    /// "Required properties": several flights, legs or events under one reservation are separate
+    /// items of one booking), at most `budget`; `truncated` when more were left out.
+    func resolveItem(
+        _ item: FoundItem, index: [String: SchemaNode], budget: Int
+    ) -> (resolutions: [Resolution], truncated: Bool) {
+        var nodes = configuration.maxItemsPerReservation
         var truncated = false
-        var root = canonicalize(item.node, depth: 0, index: index, budget: &budget, truncated: &truncated)
+        let root = canonicalize(item.node, depth: 0, index: index, budget: &nodes, truncated: &truncated)
+        let reserved = root.values("reservationFor")
+        guard item.kind != nil, reserved.count > 1 else {
+            return ([resolveItem(item, root: root, truncated: truncated)], false)
+        }
+        let resolutions = reserved.prefix(budget).map { value in
+            var part = root
+            part.set("reservationFor", [value])
+            return resolveItem(item, root: part, truncated: truncated)
+        }
+        return (resolutions, reserved.count > budget)
+    }
+
+    /// One resolution of a found item, from its canonical copy `root` (made within the limits unless `truncated`).
+    func resolveItem(_ item: FoundItem, root: SchemaNode, truncated: Bool) -> Resolution {
+        var root = root
         var leading: [Diagnostic] = []
         if truncated {
             leading.append(

@@ -4,9 +4,10 @@ package import Markup
 /// whether it meets the acceptance bar, why not, and its normalized schema.org object.
 ///
 /// `admissible` is true exactly when no diagnostic is an error. An item whose data contradicts
-/// itself (an arrival before its departure, as in some published samples) is still resolved and
-/// returned, with the problem as an error diagnostic, and is not admissible: a calendar entry
-/// that ends before it starts helps nobody, and the sender can act on the diagnostic.
+/// itself is still resolved and returned, with the problem as a diagnostic: an arrival up to a day
+/// before its departure (as in some published samples, and overnight flights written with the
+/// wrong offset) is a warning and the item stays admissible; an arrival more than a day before its
+/// departure, a checkout before the check-in, are errors, and the item is not admissible.
 package struct Resolution: Sendable, Hashable, Codable {
     /// The typed reservation; nil for a reservation type the gateway does not handle (`TaxiReservation`).
     package var reservation: Reservation?
@@ -19,6 +20,8 @@ package struct Resolution: Sendable, Hashable, Codable {
     package var normalized: JSONValue
     /// The syntax the item was written in (the first, when the same item came in both).
     package var syntax: SchemaNode.Syntax
+    /// What the item says about the message it came in: whether it is about one step of the booking.
+    package var scope: Scope { Scope(kind: reservation?.kind, normalized: normalized) }
 
     package init(
         reservation: Reservation?, diagnostics: [Diagnostic], normalized: JSONValue, syntax: SchemaNode.Syntax
@@ -28,6 +31,44 @@ package struct Resolution: Sendable, Hashable, Codable {
         self.normalized = normalized
         self.syntax = syntax
         admissible = reservation != nil && !diagnostics.contains { $0.severity == .error }
+    }
+
+    /// Signs that a reservation item belongs to a message about one step of a booking rather than the
+    /// booking as a whole (`BookingListing`).
+    package struct Scope: Sendable, Hashable, Codable {
+        /// A boarding pass: a flight reservation with `boardingGroup`, `passengerSequenceNumber`,
+        /// `securityScreening`, `passengerPriorityStatus` or a `ticketToken` (the boarding pass's barcode).
+        package var isBoardingPass = false
+        /// A check-in prompt: `checkinUrl`, or a `CheckInAction` among the item's `potentialAction`s.
+        package var promptsCheckIn = false
+
+        package init(isBoardingPass: Bool = false, promptsCheckIn: Bool = false) {
+            self.isBoardingPass = isBoardingPass
+            self.promptsCheckIn = promptsCheckIn
+        }
+
+        static let boardingPassProperties = [
+            "boardingGroup", "passengerSequenceNumber", "securityScreening", "passengerPriorityStatus", "ticketToken",
+        ]
+
+        /// Reads the signs from an item's normalized object.
+        init(kind: Reservation.Kind?, normalized: JSONValue) {
+            func items(_ value: JSONValue?) -> [JSONValue] {
+                switch value {
+                case .array(let elements)?: elements
+                case let value?: [value]
+                case nil: []
+                }
+            }
+            if kind == .flight {
+                isBoardingPass = Self.boardingPassProperties.contains { normalized[$0] != nil }
+                    || items(normalized["reservedTicket"]).contains { $0["ticketToken"] != nil }
+            }
+            promptsCheckIn = [normalized, normalized["reservationFor"] ?? .null].contains { node in
+                node["checkinUrl"] != nil
+                    || items(node["potentialAction"]).contains { $0["@type"] == .string("CheckInAction") }
+            }
+        }
     }
 
     /// Recomputes `admissible` after diagnostics were added.

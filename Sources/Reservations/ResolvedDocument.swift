@@ -5,11 +5,21 @@ package import Markup
 package struct ResolvedDocument: Sendable, Hashable, Codable {
     /// One per distinct reservation item, in document order.
     package var resolutions: [Resolution]
-    /// Limits reached while walking the graph (`markup.limit-exceeded`).
+    /// Limits reached while walking the graph (`markup.limit-exceeded`), and reservation-shaped items
+    /// that are not bookings (`markup.action-template`, `markup.offered-item`).
     package var diagnostics: [Diagnostic]
-
     package init(resolutions: [Resolution] = [], diagnostics: [Diagnostic] = []) {
         self.resolutions = resolutions
         self.diagnostics = diagnostics
+    }
+
+    /// Each booking (container reference) the document lists, in the order first seen: its parts and
+    /// whether the document evidently lists all of them (MARKUP.md, "Re-bookings"). Worked out on each
+    /// call, from `resolutions`: read it once.
+    package var bookings: [BookingListing] { BookingListing.listings(of: resolutions) }
+
+    /// The listing of the booking `containerReference`, if the document lists it.
+    package func booking(_ containerReference: String) -> BookingListing? {
+        bookings.first { $0.containerReference == containerReference }
     }
 }

@@ -46,6 +46,12 @@ enum SchemaVocabulary {
         }
     }
 
+    /// Offers (schema.org `Offer` and its subtypes, and `Demand`): what they hold is offered, not held.
+    static let offerTypes: Set<String> = ["Offer", "AggregateOffer", "OfferForLease", "OfferForPurchase", "Demand"]
+
+    /// Properties whose values are offers whatever their type is written as.
+    static let offerProperties: Set<String> = ["offers", "makesOffer", "seeks"]
+
     /// `LodgingBusiness` and the types folded into it.
     static let lodgingTypes: Set<String> = [
         "LodgingBusiness", "Hotel", "Hostel", "Motel", "Resort", "SkiResort", "BedAndBreakfast", "Campground",

@@ -70,11 +70,22 @@ package struct TimeZoneDirectory: Sendable {
     /// The ISO 3166-1 alpha-2 code of `addressCountry` as senders write it (`US`, `USA`,
     /// `United Kingdom`, `Deutschland`), or nil.
     package func countryCode(for addressCountry: String) -> String? {
-        let key = addressCountry.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+        let key = addressCountry.trimmingWhitespace().lowercased()
         guard !key.isEmpty else { return nil }
         if let code = countryNames[key] { return code }
         let withoutArticle = key.hasPrefix("the ") ? String(key.dropFirst(4)) : key
         return countryNames[withoutArticle]
+    }
+
+    /// The IANA zone of `place`, where one is known: its airport's, else its country's when the country has a single
+    /// zone (the places resolution infers zones from, MARKUP.md "Times").
+    package func zone(of place: Place) -> String? {
+        if let code = place.iataCode, let zone = zone(forAirport: code) { return zone }
+        guard let address = place.address,
+            let country = address.countryCode ?? address.addressCountry.flatMap(countryCode(for:))
+        else { return nil }
+        let zones = zones(forCountry: country)
+        return zones.count == 1 ? zones[0] : nil
     }
 
     /// The country's distinct zones (empty when unknown).

@@ -74,7 +74,7 @@ extension SQLiteStore {
                 return try Row.fetchAll(
                     db,
                     sql: """
-                        SELECT id, domain, status, contact, changed_at, changed_by FROM registered_domain_change
+                        SELECT \(Self.domainChangeColumns) FROM registered_domain_change
                         WHERE id > ? ORDER BY id LIMIT ?
                         """,
                     arguments: [cursor?.id ?? 0, limit]
@@ -104,6 +104,27 @@ extension SQLiteStore {
                     sql: "SELECT \(Self.tokenColumns), secret_hash FROM access_token WHERE id > ? ORDER BY id LIMIT ?",
                     arguments: [cursor?.id ?? 0, limit]
                 ).map { .token(StoredToken(token: try Self.accessToken($0), secretHash: try Self.column($0, 7))) }
+            case .changeEvents:
+                return try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT \(StoreSQLNames.changeColumns) FROM change_event WHERE position > ?
+                        ORDER BY position LIMIT ?
+                        """,
+                    arguments: [cursor?.id ?? 0, limit]
+                ).map { .change(try Self.changeEvent($0)) }
+            case .webhooks:
+                return try Row.fetchAll(
+                    db,
+                    sql: "SELECT \(StoreSQLNames.webhookColumns), secret FROM webhook WHERE id > ? ORDER BY id LIMIT ?",
+                    arguments: [cursor?.id ?? 0, limit]
+                ).map { .webhook(StoredWebhook(webhook: try Self.webhook($0), secret: try Self.column($0, 8))) }
+            case .webhookDeliveries:
+                return try Row.fetchAll(
+                    db,
+                    sql: "SELECT \(StoreSQLNames.deliveryColumns) FROM webhook_delivery WHERE id > ? ORDER BY id LIMIT ?",
+                    arguments: [cursor?.id ?? 0, limit]
+                ).map { .delivery(try Self.delivery($0)) }
             }
         }
     }
@@ -115,7 +136,15 @@ extension SQLiteStore {
     }
 
     package func finishImport() async throws {
-        // AUTOINCREMENT keeps the highest id inserted: ids handed out later continue after the copied ones.
+        // AUTOINCREMENT keeps the highest id inserted: ids handed out later continue after the copied ones. Change
+        // positions continue after the highest one copied.
+        try await writing("import") { db in
+            try db.execute(
+                sql: """
+                    UPDATE change_counter SET last = max(last, (SELECT coalesce(max(position), 0) FROM change_event))
+                    WHERE id = 1
+                    """)
+        }
     }
 
     /// Writes one copied row as it is.
@@ -169,22 +198,22 @@ extension SQLiteStore {
         case .domain(let domain):
             try db.execute(
                 sql: """
-                    INSERT INTO registered_domain (domain, status, contact, created_at, updated_at, updated_by)
-                    VALUES (?, ?, ?, ?, ?, ?)
+                    INSERT INTO registered_domain (domain, status, contact, created_at, updated_at, updated_by, trust)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
                     domain.domain, domain.status.rawValue, domain.contact, ms(domain.createdAt), ms(domain.updatedAt),
-                    domain.updatedBy,
+                    domain.updatedBy, try domain.trust.encoded(),
                 ])
         case .domainChange(let change):
             try db.execute(
                 sql: """
-                    INSERT INTO registered_domain_change (id, domain, status, contact, changed_at, changed_by)
-                    VALUES (?, ?, ?, ?, ?, ?)
+                    INSERT INTO registered_domain_change (id, domain, status, contact, changed_at, changed_by, reason)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
                     change.id, change.domain, change.status.rawValue, change.contact, ms(change.changedAt),
-                    change.changedBy,
+                    change.changedBy, change.reason,
                 ])
         case .flag(let flag):
             try db.execute(
@@ -221,6 +250,43 @@ extension SQLiteStore {
                 arguments: [
                     token.id, token.role.rawValue, token.subject, token.label, stored.secretHash, ms(token.createdAt),
                     token.createdBy, token.revokedAt.map(ms),
+                ])
+        case .change(let event):
+            let stored = event.reservation
+            let content = stored.content
+            try db.execute(
+                sql: """
+                    INSERT INTO change_event (position, change, recorded_at, channel, \(StoreSQLNames.changeRecordColumns))
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    event.position, event.kind.rawValue, ms(event.recordedAt), event.channel?.rawValue, stored.id,
+                    stored.owner.address, stored.sourceDomain, stored.itemReference, content.containerReference,
+                    content.status.rawValue, content.isMinimalCancellation, content.senderTime?.milliseconds,
+                    content.senderTime?.source.rawValue, content.kind, content.payload, try encodeList(content.flags),
+                    content.source, stored.version, ms(stored.createdAt), ms(stored.updatedAt), stored.cancelledAt.map(ms),
+                ])
+        case .webhook(let stored):
+            let hook = stored.webhook
+            try db.execute(
+                sql: """
+                    INSERT INTO webhook (id, url, owner, domain, types, secret, created_at, created_by, dispatched_position)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    hook.id, hook.url, hook.owner?.address, hook.domain, try encodeList(hook.types.map(\.rawValue)),
+                    stored.secret, ms(hook.createdAt), hook.createdBy, hook.dispatchedPosition,
+                ])
+        case .delivery(let delivery):
+            try db.execute(
+                sql: """
+                    INSERT INTO webhook_delivery (\(StoreSQLNames.deliveryColumns))
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    delivery.id, delivery.webhookID, delivery.position, delivery.reservationID, delivery.state.rawValue,
+                    delivery.attempts, ms(delivery.nextAttemptAt), ms(delivery.createdAt), ms(delivery.updatedAt),
+                    delivery.lastStatus, delivery.lastError, delivery.firstAttemptAt.map(ms),
                 ])
         }
     }

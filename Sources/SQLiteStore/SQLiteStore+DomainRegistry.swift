@@ -1,4 +1,4 @@
-internal import Foundation
+package import Foundation
 internal import GRDB
 package import Store
 
@@ -28,37 +28,43 @@ extension SQLiteStore {
         }
     }
 
-    package func setDomain(
-        _ domain: String, status: RegisteredDomain.Status, contact: String?, by actor: String
-    ) async throws -> RegisteredDomain {
+    package func updateDomain(
+        _ domain: String, by actor: String,
+        _ change: @escaping @Sendable (RegisteredDomain?, Date) throws -> DomainUpdate?
+    ) async throws -> RegisteredDomain? {
         let name = StoreNames.domain(domain)
-        try limits.validateDomainChange(domain: name, contact: contact, actor: actor)
-        let now = StoreTime.milliseconds(self.now())
+        try limits.validateDomainChange(domain: name, contact: nil, actor: actor)
+        let now = StoreTime.truncated(self.now())
+        let limits = self.limits
         return try await writing("registry change") { db in
+            let current = try Row.fetchOne(
+                db.cachedStatement(sql: "SELECT \(Self.domainColumns) FROM registered_domain WHERE domain = ?"),
+                arguments: [name]
+            ).map(Self.registeredDomain)
+            guard let update = try change(current, now) else { return current }
+            let entry = DomainUpdate.stamped(update, name: name, current: current, now: now, actor: actor)
+            try limits.validateRegistration(entry, reason: update.reason)
+            let at = StoreTime.milliseconds(now)
             try db.cachedStatement(
                 sql: """
-                    INSERT INTO registered_domain (domain, status, contact, created_at, updated_at, updated_by)
-                    VALUES (?, ?, ?, ?, ?, ?)
-                    ON CONFLICT (domain) DO UPDATE SET status = excluded.status,
-                        contact = coalesce(excluded.contact, registered_domain.contact),
-                        updated_at = excluded.updated_at, updated_by = excluded.updated_by
+                    INSERT INTO registered_domain (domain, status, contact, created_at, updated_at, updated_by, trust)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (domain) DO UPDATE SET status = excluded.status, contact = excluded.contact,
+                        updated_at = excluded.updated_at, updated_by = excluded.updated_by, trust = excluded.trust
                     """
-            ).execute(arguments: [name, status.rawValue, contact, now, now, actor])
-            guard
-                let stored = try Row.fetchOne(
-                    db.cachedStatement(sql: "SELECT \(Self.domainColumns) FROM registered_domain WHERE domain = ?"),
-                    arguments: [name]
-                ).map(Self.registeredDomain)
-            else {
-                throw StoreError(code: .io, reason: "the registry entry just written could not be read back")
+            ).execute(arguments: [
+                name, entry.status.rawValue, entry.contact, StoreTime.milliseconds(entry.createdAt), at, actor,
+                try entry.trust.encoded(),
+            ])
+            if update.recordsChange {
+                try db.cachedStatement(
+                    sql: """
+                        INSERT INTO registered_domain_change (domain, status, contact, changed_at, changed_by, reason)
+                        VALUES (?, ?, ?, ?, ?, ?)
+                        """
+                ).execute(arguments: [name, entry.status.rawValue, entry.contact, at, actor, update.reason])
             }
-            try db.cachedStatement(
-                sql: """
-                    INSERT INTO registered_domain_change (domain, status, contact, changed_at, changed_by)
-                    VALUES (?, ?, ?, ?, ?)
-                    """
-            ).execute(arguments: [name, status.rawValue, stored.contact, now, actor])
-            return stored
+            return entry
         }
     }
 
@@ -66,7 +72,7 @@ extension SQLiteStore {
         let name = domain.map(StoreNames.domain)
         let limit = StoreLimits.clamp(limit)
         let changes = try await reading("registry history") { db in
-            let columns = "id, domain, status, contact, changed_at, changed_by"
+            let columns = Self.domainChangeColumns
             if let name {
                 return try Row.fetchAll(
                     db.cachedStatement(
@@ -85,7 +91,8 @@ extension SQLiteStore {
 
     // MARK: - Rows
 
-    static let domainColumns = "domain, status, contact, created_at, updated_at, updated_by"
+    static let domainColumns = "domain, status, contact, created_at, updated_at, updated_by, trust"
+    static let domainChangeColumns = "id, domain, status, contact, changed_at, changed_by, reason"
 
     static func registeredDomain(_ row: Row) throws -> RegisteredDomain {
         RegisteredDomain(
@@ -94,7 +101,8 @@ extension SQLiteStore {
             contact: try optionalColumn(row, 2),
             createdAt: StoreTime.date(try column(row, 3)),
             updatedAt: StoreTime.date(try column(row, 4)),
-            updatedBy: try column(row, 5)
+            updatedBy: try column(row, 5),
+            trust: try RegisteredDomain.Trust.decoded(column(row, 6))
         )
     }
 
@@ -105,7 +113,8 @@ extension SQLiteStore {
             status: try domainStatus(column(row, 2)),
             contact: try optionalColumn(row, 3),
             changedAt: StoreTime.date(try column(row, 4)),
-            changedBy: try column(row, 5)
+            changedBy: try column(row, 5),
+            reason: try optionalColumn(row, 6)
         )
     }
 

@@ -30,18 +30,23 @@ extension SQLiteStore {
     }
 
     func writeIngestions(_ requests: [IngestionRequest]) async throws -> [Result<DecisionLogEntry, any Error>] {
-        try await writeBatch(requests, operation: "ingest", Self.ingest)
+        let results = try await writeBatch(requests, operation: "ingest", Self.ingest)
+        // Committed: wake this process's feed readers when anything was recorded.
+        if results.contains(where: { (try? $0.get())?.recordsChanges == true }) { changeSignal.notify() }
+        return results.map { $0.map(\.entry) }
     }
 
-    /// One ingestion's rows: the reservations applied in order, the log entry with their outcomes, and the spooled
-    /// message removed.
-    static func ingest(_ request: IngestionRequest, in db: Database) throws -> DecisionLogEntry {
-        let outcomes = try request.reservations.map { try apply($0, now: request.now, in: db) }
-        let stored = try insert(request.decision.recording(outcomes, of: request.reservations), in: db)
+    /// One ingestion's rows: the reservations applied in order (their change events with them), the log entry with
+    /// their outcomes, and the spooled message removed.
+    static func ingest(_ request: IngestionRequest, in db: Database) throws -> IngestionWritten {
+        let plans = try request.reservations.map {
+            try apply($0, now: request.now, channel: request.decision.channel, in: db)
+        }
+        let stored = try insert(request.decision.recording(plans.map(\.outcome), of: request.reservations), in: db)
         if let spoolID = request.spoolID {
             try db.cachedStatement(sql: "DELETE FROM spooled_message WHERE id = ?").execute(arguments: [spoolID])
         }
-        return stored
+        return IngestionWritten(entry: stored, recordsChanges: plans.contains(where: \.recordsChanges))
     }
 }
 

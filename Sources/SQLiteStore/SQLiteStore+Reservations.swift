@@ -6,9 +6,11 @@ extension SQLiteStore {
     package func apply(_ reservations: [IncomingReservation]) async throws -> [LifecycleOutcome] {
         try limits.validate(reservations)
         let now = self.now()
-        return try await writing("apply") { db in
-            try reservations.map { try Self.apply($0, now: now, in: db) }
+        let plans = try await writing("apply") { db in
+            try reservations.map { try Self.apply($0, now: now, channel: nil, in: db) }
         }
+        if plans.contains(where: \.recordsChanges) { changeSignal.notify() }
+        return plans.map(\.outcome)
     }
 
     package func reservation(id: Int64) async throws -> StoredReservation? {
@@ -83,8 +85,10 @@ extension SQLiteStore {
     // MARK: - The lifecycle's plan, inside a write transaction
 
     /// Applies one reservation; the caller holds the write transaction (`BEGIN IMMEDIATE`: no other writer runs
-    /// between these reads and the plan's writes).
-    static func apply(_ item: IncomingReservation, now: Date, in db: Database) throws -> LifecycleOutcome {
+    /// between these reads and the plan's writes). - Returns: The plan executed.
+    static func apply(_ item: IncomingReservation, now: Date, channel: IngestionChannel?, in db: Database) throws
+        -> LifecyclePlan
+    {
         let reads = ReservationLifecycle.reads(for: item)
         let records = try Row.fetchAll(
             db.cachedStatement(
@@ -98,9 +102,9 @@ extension SQLiteStore {
                 reads.wholeContainer,
             ]
         ).map(storedVersion)
-        let plan = ReservationLifecycle.plan(for: item, state: reads.state(from: records), now: now)
+        let plan = ReservationLifecycle.plan(for: item, state: reads.state(from: records), now: now, channel: channel)
         for write in plan.writes { try execute(write, in: db) }
-        return plan.outcome
+        return plan
     }
 
     /// Executes one write of a lifecycle plan: SQL and nothing more.
@@ -154,6 +158,27 @@ extension SQLiteStore {
             try db.cachedStatement(
                 sql: "UPDATE reservation SET sender_time = ?, sender_time_source = ? WHERE id = ?"
             ).execute(arguments: [time.milliseconds, time.source.rawValue, recordID])
+        case .recordChange(let key, let kind, let at, let channel):
+            // One writer at a time (BEGIN IMMEDIATE): positions taken here are in commit order.
+            guard
+                let position = try Int64.fetchOne(
+                    db.cachedStatement(sql: "UPDATE change_counter SET last = last + 1 WHERE id = 1 RETURNING last"))
+            else {
+                throw StoreError(code: .corrupt, reason: "the change counter is missing; restore the database")
+            }
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO change_event (position, change, recorded_at, channel, \(StoreSQLNames.changeRecordColumns))
+                    SELECT ?, ?, ?, ?, \(StoreSQLNames.changeCopiedColumns) FROM reservation
+                    WHERE owner = ? AND source_domain = ? AND item_reference = ?
+                    """
+            ).execute(arguments: [
+                position, kind.rawValue, StoreTime.milliseconds(at), channel?.rawValue, key.owner.address,
+                key.sourceDomain, key.itemReference,
+            ])
+            guard db.changesCount == 1 else {
+                throw StoreError(code: .conflict, reason: "the record of a change to record is gone")
+            }
         }
     }
 

@@ -170,6 +170,110 @@ extension SQLiteStore {
                     );
                     """)
         }
+        // Issue 15: a registration's proof of control, checks, suspension, test mode and hosts (one JSON value the
+        // admission stage decides); statuses pending, verified, approved, suspended (an operator's `revoked` becomes
+        // suspended by an operator); a reason on each history line; the quota counters; the shared secrets.
+        migrator.registerMigration("v5-trust") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE registered_domain ADD COLUMN trust TEXT NOT NULL DEFAULT '{}';
+                    UPDATE registered_domain
+                        SET status = 'suspended',
+                            trust = '{"suspension":{"cause":"operator","previousStatus":"approved","reason":"revoked by an operator"}}'
+                        WHERE status = 'revoked';
+                    ALTER TABLE registered_domain_change ADD COLUMN reason TEXT;
+                    UPDATE registered_domain_change SET status = 'suspended', reason = 'revoked by an operator'
+                        WHERE status = 'revoked';
+                    CREATE TABLE quota_counter (
+                        scope TEXT NOT NULL,
+                        subject TEXT NOT NULL,
+                        metric TEXT NOT NULL,
+                        window_start INTEGER NOT NULL,
+                        window_seconds INTEGER NOT NULL,
+                        used INTEGER NOT NULL,
+                        PRIMARY KEY (scope, subject, metric)
+                    );
+                    CREATE TABLE store_secret (
+                        name TEXT PRIMARY KEY NOT NULL,
+                        value BLOB NOT NULL,
+                        created_at INTEGER NOT NULL
+                    );
+                    """)
+        }
+        // The outbox of changes (the change feed) and the webhook subscriptions with their deliveries. Positions come
+        // from the one row of change_counter, in the write transaction, so they never repeat, not even after events
+        // are removed.
+        migrator.registerMigration("v5-outbox") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE change_event (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        position INTEGER,
+                        change TEXT NOT NULL,
+                        recorded_at INTEGER NOT NULL,
+                        channel TEXT,
+                        reservation_id INTEGER NOT NULL,
+                        owner TEXT NOT NULL,
+                        source_domain TEXT NOT NULL,
+                        item_reference TEXT NOT NULL,
+                        container_reference TEXT NOT NULL,
+                        status TEXT NOT NULL,
+                        is_minimal_cancellation INTEGER NOT NULL,
+                        sender_time INTEGER,
+                        sender_time_source TEXT,
+                        kind TEXT NOT NULL,
+                        payload BLOB NOT NULL,
+                        flags TEXT NOT NULL,
+                        source TEXT NOT NULL,
+                        version INTEGER NOT NULL,
+                        created_at INTEGER NOT NULL,
+                        updated_at INTEGER NOT NULL,
+                        cancelled_at INTEGER
+                    );
+                    CREATE UNIQUE INDEX change_event_by_position ON change_event (position);
+                    CREATE INDEX change_event_by_owner ON change_event (owner, position);
+                    CREATE INDEX change_event_by_domain ON change_event (source_domain, position);
+                    CREATE INDEX change_event_by_time ON change_event (recorded_at);
+
+                    CREATE TABLE change_counter (
+                        id INTEGER PRIMARY KEY CHECK (id = 1),
+                        last INTEGER NOT NULL
+                    );
+                    INSERT INTO change_counter (id, last) VALUES (1, 0);
+
+                    CREATE TABLE webhook (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        url TEXT NOT NULL,
+                        owner TEXT,
+                        domain TEXT,
+                        types TEXT NOT NULL,
+                        secret TEXT NOT NULL,
+                        created_at INTEGER NOT NULL,
+                        created_by TEXT NOT NULL,
+                        dispatched_position INTEGER NOT NULL
+                    );
+
+                    CREATE TABLE webhook_delivery (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        webhook_id INTEGER NOT NULL REFERENCES webhook (id) ON DELETE CASCADE,
+                        position INTEGER NOT NULL,
+                        reservation_id INTEGER NOT NULL,
+                        state TEXT NOT NULL,
+                        attempts INTEGER NOT NULL,
+                        next_attempt_at INTEGER NOT NULL,
+                        created_at INTEGER NOT NULL,
+                        updated_at INTEGER NOT NULL,
+                        last_status INTEGER,
+                        last_error TEXT,
+                        first_attempt_at INTEGER,
+                        UNIQUE (webhook_id, position)
+                    );
+                    CREATE INDEX webhook_delivery_pending ON webhook_delivery (next_attempt_at, position)
+                        WHERE state = 'pending';
+                    CREATE INDEX webhook_delivery_queue ON webhook_delivery (webhook_id, reservation_id, position)
+                        WHERE state = 'pending';
+                    """)
+        }
         precondition(migrator.migrations == StoreSchema.versions, "SQLite's migrations must be StoreSchema.versions")
         return migrator
     }

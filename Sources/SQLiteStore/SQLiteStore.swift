@@ -56,6 +56,8 @@ package final class SQLiteStore: ManagedStore {
     /// Share write transactions between concurrent `ingest` calls, and between concurrent `spool` calls.
     let groupCommit = GroupCommit<IngestionRequest, DecisionLogEntry>()
     let spoolCommit = GroupCommit<SpoolRequest, SpooledMessage>()
+    /// Wakes this process's change feed readers after commits that recorded changes.
+    package let changeSignal = ChangeSignal()
 
     /// Opens the store at `path`, creating the file and its parent directories if needed, and migrates it (unless
     /// `configuration.migrateOnOpen` is false).
@@ -208,7 +210,7 @@ package final class SQLiteStore: ManagedStore {
     /// `error` as the error callers see: a ``StoreError`` and cancellation pass through, SQLite errors are mapped
     /// by result code.
     static func storeError(_ error: any Error, operation: String, path: String) -> any Error {
-        if error is StoreError || error is CancellationError { return error }
+        if error is StoreError || error is CancellationError || error is any TransactionRefusal { return error }
         guard let databaseError = error as? DatabaseError else {
             return StoreError(code: .io, reason: "\(operation) on \(path) failed: \(error)")
         }

@@ -66,13 +66,15 @@ package struct DecisionLogEntry: Codable, Hashable, Sendable, Identifiable {
 }
 
 extension DecisionLogEntry {
-    /// This entry with the outcome of each of `reservations` appended (the owner and item named), in order: what
+    /// This entry with the outcome of each of `reservations` appended (the owner and item named, with the item's
+    /// warnings), in order: what
     /// every backend's `ingest` writes to the log, in the transaction that applied them.
     package func recording(_ outcomes: [LifecycleOutcome], of reservations: [IncomingReservation]) -> DecisionLogEntry {
         var entry = self
         for (item, outcome) in zip(reservations, outcomes) {
             entry.reservations.append(
-                ReservationOutcomeRecord(itemReference: item.itemReference, owner: item.owner, outcome: outcome))
+                ReservationOutcomeRecord(
+                    itemReference: item.itemReference, owner: item.owner, outcome: outcome, codes: item.warnings))
         }
         return entry
     }

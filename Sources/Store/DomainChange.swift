@@ -1,6 +1,7 @@
 package import Foundation
 
-/// One change of the domain registry, kept forever: who approved or revoked a domain, and when.
+/// One change of the domain registry, kept forever: who approved, verified, suspended or revoked a domain, when and
+/// why.
 package struct DomainChange: Codable, Hashable, Sendable, Identifiable {
     /// Increasing in the order changes were made.
     package var id: Int64
@@ -9,10 +10,12 @@ package struct DomainChange: Codable, Hashable, Sendable, Identifiable {
     package var contact: String?
     package var changedAt: Date
     package var changedBy: String
+    /// Why, where the change has a reason worth keeping (a suspension, a proof found, test mode turned on).
+    package var reason: String?
 
     package init(
         id: Int64, domain: String, status: RegisteredDomain.Status, contact: String?, changedAt: Date,
-        changedBy: String
+        changedBy: String, reason: String? = nil
     ) {
         self.id = id
         self.domain = domain
@@ -20,5 +23,6 @@ package struct DomainChange: Codable, Hashable, Sendable, Identifiable {
         self.contact = contact
         self.changedAt = changedAt
         self.changedBy = changedBy
+        self.reason = reason
     }
 }

@@ -78,6 +78,11 @@ package struct LifecyclePlan: Hashable, Sendable {
         self.writes = writes
         self.outcome = outcome
     }
+
+    /// Whether executing it appends change events (the feed's readers are then woken once it commits).
+    package var recordsChanges: Bool {
+        writes.contains { if case .recordChange = $0 { true } else { false } }
+    }
 }
 
 /// One write of a ``LifecyclePlan``. Times are the instant the plan was made (the store's clock).
@@ -92,4 +97,9 @@ package enum LifecycleWrite: Hashable, Sendable {
     /// Record a newer sender time on record `recordID` without a new version: the same content, sent again later,
     /// so that an older message arriving after it is stale.
     case advanceSenderTime(recordID: Int64, to: SenderTime)
+    /// Append a change event of `kind` to the outbox (``ChangeFeed``): a copy of the record at `key` as the writes
+    /// before it in the plan left it, made `at`, that arrived by `channel`. Emitted after every write that changes
+    /// what a reader of the record sees; a backend copies the record's row as it is and assigns the event its
+    /// position in commit order.
+    case recordChange(key: ReservationKey, kind: ChangeKind, at: Date, channel: IngestionChannel?)
 }

@@ -11,10 +11,15 @@ extension ReservationContent {
     ///   - senderTime: The time of the document (signed `Date:`, DKIM `t=`, the page's `dateModified` or fetch time).
     ///   - flags: The developer flags the admission relied on.
     ///   - source: The email's Message-ID or the page's URL.
-    package init(admitted reservation: Reservation, normalized: JSONValue, senderTime: SenderTime?, flags: [String], source: String) {
+    ///   - warnings: What admission dropped from the markup and why (links it does not keep), kept in the payload.
+    package init(
+        admitted reservation: Reservation, normalized: JSONValue, senderTime: SenderTime?, flags: [String], source: String,
+        warnings: [StoredPayload.Warning] = []
+    ) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let payload = (try? encoder.encode(StoredPayload(reservation: reservation, markup: normalized))) ?? Data()
+        let payload =
+            (try? encoder.encode(StoredPayload(reservation: reservation, markup: normalized, warnings: warnings))) ?? Data()
         let status: Status =
             switch reservation.status ?? .confirmed {
             case .confirmed: .confirmed
@@ -35,13 +40,15 @@ extension IncomingReservation {
     /// ``ReservationContent/init(admitted:normalized:senderTime:flags:source:)``).
     package init(
         admitted reservation: Reservation, normalized: JSONValue, owner: OwnerAddress, sourceDomain: String,
-        senderTime: SenderTime?, flags: [String], source: String
+        senderTime: SenderTime?, flags: [String], source: String, warnings: [StoredPayload.Warning] = []
     ) {
         self.init(
             key: ReservationKey(
                 owner: owner, sourceDomain: sourceDomain,
                 itemReference: reservation.itemReference ?? reservation.reservationId ?? ""),
             content: ReservationContent(
-                admitted: reservation, normalized: normalized, senderTime: senderTime, flags: flags, source: source))
+                admitted: reservation, normalized: normalized, senderTime: senderTime, flags: flags, source: source,
+                warnings: warnings),
+            warnings: warnings.map(\.code))
     }
 }

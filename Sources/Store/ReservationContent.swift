@@ -64,10 +64,23 @@ package struct ReservationContent: Codable, Hashable, Sendable {
 package struct IncomingReservation: Codable, Hashable, Sendable {
     package var key: ReservationKey
     package var content: ReservationContent
+    /// Codes worth the sender's attention (a link dropped from the markup), written beside this item's outcome in the
+    /// decision log; not part of the stored content.
+    package var warnings: [String]
 
-    package init(key: ReservationKey, content: ReservationContent) {
+    package init(key: ReservationKey, content: ReservationContent, warnings: [String] = []) {
         self.key = key
         self.content = content
+        self.warnings = warnings
+    }
+
+    private enum CodingKeys: String, CodingKey { case key, content, warnings }
+
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        key = try container.decode(ReservationKey.self, forKey: .key)
+        content = try container.decode(ReservationContent.self, forKey: .content)
+        warnings = try container.decodeIfPresent([String].self, forKey: .warnings) ?? []
     }
 
     package var owner: OwnerAddress { key.owner }

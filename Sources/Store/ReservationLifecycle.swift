@@ -16,6 +16,9 @@ package import Foundation
 /// - A minimal cancellation cancels every item of its container reference, from its source domain, for its owner;
 ///   arriving before any of them, it is kept as a cancelled record of its own, and an item of that container that
 ///   is not provably newer is then stale.
+/// - Every write a reader of the record can see (a creation, a new version) is followed by a change event in the
+///   outbox, in the same plan: created, updated, or cancelled when the record became cancelled
+///   (``LifecycleWrite/recordChange(key:kind:at:channel:)``). A newer sender time alone is not a change.
 package enum ReservationLifecycle {
     /// What a backend must read before planning `incoming`.
     package static func reads(for incoming: IncomingReservation) -> LifecycleReads {
@@ -29,11 +32,14 @@ package enum ReservationLifecycle {
     /// - Parameters:
     ///   - state: What the backend read for ``reads(for:)``, inside the transaction that will apply the plan.
     ///   - now: The store's clock: stamps creation, updates and cancellations.
-    package static func plan(for incoming: IncomingReservation, state: LifecycleState, now: Date) -> LifecyclePlan {
+    ///   - channel: How the item arrived, for the change events' provenance (nil for a direct `apply`).
+    package static func plan(
+        for incoming: IncomingReservation, state: LifecycleState, now: Date, channel: IngestionChannel? = nil
+    ) -> LifecyclePlan {
         let now = StoreTime.truncated(now)
         let content = incoming.content
         if content.isMinimalCancellation, !state.container.isEmpty {
-            return minimalCancellation(content, of: state.container, now: now)
+            return minimalCancellation(incoming, of: state.container, now: now, channel: channel)
         }
         // Nothing of this reservation yet: a minimal cancellation is kept at its own key, like any item.
 
@@ -48,7 +54,10 @@ package enum ReservationLifecycle {
             }
             let cancelled = content.status == .cancelled
             return LifecyclePlan(
-                writes: [.create(key: incoming.key, content: content, at: now, cancelledAt: cancelled ? now : nil)],
+                writes: [
+                    .create(key: incoming.key, content: content, at: now, cancelledAt: cancelled ? now : nil),
+                    .recordChange(key: incoming.key, kind: cancelled ? .cancelled : .created, at: now, channel: channel),
+                ],
                 outcome: cancelled ? .cancelled(count: 0) : .created)
         }
 
@@ -65,6 +74,7 @@ package enum ReservationLifecycle {
             return LifecyclePlan(outcome: .stale)
         }
         let cancelling = content.status == .cancelled
+        let becomesCancelled = cancelling && current.content.status != .cancelled
         let next = current.version + 1
         return LifecyclePlan(
             writes: [
@@ -72,15 +82,18 @@ package enum ReservationLifecycle {
                 .overwrite(
                     recordID: current.id, version: next, content: content, at: now,
                     cancelledAt: cancelling ? (current.cancelledAt ?? now) : nil),
+                .recordChange(
+                    key: incoming.key, kind: becomesCancelled ? .cancelled : .updated, at: now, channel: channel),
             ],
-            outcome: cancelling && current.content.status != .cancelled ? .cancelled(count: 1) : .updated(version: next))
+            outcome: becomesCancelled ? .cancelled(count: 1) : .updated(version: next))
     }
 
     /// A minimal cancellation over the records of its reservation: each live item not newer than the cancellation
     /// is marked cancelled (its payload kept; the status is what changes).
-    static func minimalCancellation(_ cancellation: ReservationContent, of items: [StoredVersion], now: Date)
-        -> LifecyclePlan
-    {
+    static func minimalCancellation(
+        _ incoming: IncomingReservation, of items: [StoredVersion], now: Date, channel: IngestionChannel?
+    ) -> LifecyclePlan {
+        let cancellation = incoming.content
         var writes: [LifecycleWrite] = []
         var cancelled = 0
         var stale = 0
@@ -95,9 +108,12 @@ package enum ReservationLifecycle {
             written.senderTime = cancellation.senderTime ?? item.content.senderTime
             written.flags = cancellation.flags
             written.source = cancellation.source
+            let key = ReservationKey(
+                owner: incoming.owner, sourceDomain: incoming.sourceDomain, itemReference: item.itemReference)
             writes += [
                 .archive(recordID: item.id),
                 .overwrite(recordID: item.id, version: item.version + 1, content: written, at: now, cancelledAt: now),
+                .recordChange(key: key, kind: .cancelled, at: now, channel: channel),
             ]
             cancelled += 1
         }

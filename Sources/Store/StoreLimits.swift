@@ -43,6 +43,7 @@ package struct StoreLimits: Hashable, Sendable {
             try checkField(content.kind, "kind", index: index)
             try checkField(content.source, "source", index: index)
             try checkList(content.flags, "flags", index: index)
+            try checkList(item.warnings, "warnings", index: index)
             guard content.payload.count <= maximumPayloadBytes else {
                 throw StoreError(
                     code: .invalidArgument,
@@ -135,7 +136,36 @@ package struct StoreLimits: Hashable, Sendable {
         try checkField(actor, "actor")
     }
 
-    /// Throws `store.invalid-argument` unless a flag change names the flag and who makes it, within limits.
+    /// Throws `store.invalid-argument` unless a registration as it is to be written stays within limits: its texts,
+    /// its hosts and its test mode's owners.
+    package func validateRegistration(_ entry: RegisteredDomain, reason: String?) throws(StoreError) {
+        try validateDomainChange(domain: entry.domain, contact: entry.contact, actor: entry.updatedBy)
+        try checkField(reason ?? "", "reason")
+        try checkField(entry.trust.challenge ?? "", "challenge")
+        try checkField(entry.trust.suspension?.reason ?? "", "suspension reason")
+        try checkField(entry.trust.lastCheck?.nameserver ?? "", "nameserver")
+        try checkList(entry.trust.hosts, "hosts")
+        try checkList(entry.trust.testMode?.owners.map(\.address) ?? [], "test-mode owners")
+    }
+
+    /// Throws `store.invalid-argument` unless quota charges name their counters within limits, with amounts and
+    /// windows that make sense.
+    package func validateQuotaCharges(_ charges: [QuotaCharge]) throws(StoreError) {
+        guard charges.count <= maximumListCount else {
+            throw StoreError(code: .invalidArgument, reason: "\(charges.count) quota charges at once, over \(maximumListCount)")
+        }
+        for charge in charges {
+            guard !charge.key.subject.isEmpty, charge.amount >= 0, charge.limit >= 0, charge.windowSeconds > 0,
+                charge.windowSeconds <= 366 * 86_400
+            else {
+                throw StoreError(
+                    code: .invalidArgument,
+                    reason: "a quota charge needs a subject, an amount and limit of 0 or more, and a window of 1 s to a year")
+            }
+            try checkField(charge.key.subject, "quota subject")
+        }
+    }
+
     /// Throws `store.invalid-argument` unless a job lease request names its job and holder within limits, for a
     /// positive duration.
     package func validateLease(name: String, holder: String, duration: Double) throws(StoreError) {
@@ -150,6 +180,7 @@ package struct StoreLimits: Hashable, Sendable {
         try checkField(holder, "holder")
     }
 
+    /// Throws `store.invalid-argument` unless a flag change names the flag and who makes it, within limits.
     package func validateFlagChange(name: String, actor: String) throws(StoreError) {
         guard !name.isEmpty, !actor.isEmpty else {
             throw StoreError(code: .invalidArgument, reason: "a flag change needs the flag's name and who makes it")
@@ -171,6 +202,20 @@ package struct StoreLimits: Hashable, Sendable {
         try checkField(actor, "actor")
     }
 
+    /// Throws `store.invalid-argument` unless a subscription's fields are within limits.
+    package func validateWebhook(url: String, domain: String?, types: [ChangeKind], secret: String, actor: String)
+        throws(StoreError)
+    {
+        guard !url.isEmpty, !secret.isEmpty, !actor.isEmpty else {
+            throw StoreError(code: .invalidArgument, reason: "a webhook needs a URL, a secret and who makes it")
+        }
+        try checkField(url, "url")
+        try checkField(domain ?? "", "domain")
+        try checkList(types.map(\.rawValue), "types")
+        try checkField(secret, "secret")
+        try checkField(actor, "actor")
+    }
+
     /// A query limit within 1...10 000.
     package static func clamp(_ limit: Int) -> Int { min(max(limit, 1), 10_000) }
 }
@@ -183,7 +228,7 @@ package struct StoreLimits: Hashable, Sendable {
 /// at `v3`, the first schema it had; SQLite's at `v1`.
 package enum StoreSchema {
     /// Every schema version, oldest first.
-    package static let versions = ["v1", "v2", "v3", "v4"]
+    package static let versions = ["v1", "v2", "v3", "v4", "v5-trust", "v5-outbox"]
     /// The version this gateway writes.
     package static var current: String { versions[versions.count - 1] }
 }

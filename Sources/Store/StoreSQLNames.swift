@@ -15,6 +15,9 @@ package enum StoreSQLNames {
         case .flagChanges: "developer_flag_change"
         case .spooledMessages: "spooled_message"
         case .tokens: "access_token"
+        case .changeEvents: "change_event"
+        case .webhooks: "webhook"
+        case .webhookDeliveries: "webhook_delivery"
         }
     }
 
@@ -30,11 +33,53 @@ package enum StoreSQLNames {
         sender_time_source, kind, payload, flags, source, cancelled_at
         """
 
+    /// A change event: position, kind, time and channel, then the record as ``reservationColumns`` lists it (from
+    /// index 4), the reservation's id named `reservation_id`.
+    package static let changeColumns = """
+        position, change, recorded_at, channel, reservation_id, owner, source_domain, item_reference,
+        container_reference, status, is_minimal_cancellation, sender_time, sender_time_source, kind, payload, flags,
+        source, version, created_at, updated_at, cancelled_at
+        """
+
+    /// What ``LifecycleWrite/recordChange(key:kind:at:channel:)`` copies from the record: the columns of
+    /// ``changeColumns`` from `reservation_id` on, as `reservation` names them.
+    package static let changeCopiedColumns = """
+        id, owner, source_domain, item_reference, container_reference, status, is_minimal_cancellation, sender_time,
+        sender_time_source, kind, payload, flags, source, version, created_at, updated_at, cancelled_at
+        """
+
+    /// The columns of ``changeColumns`` from `reservation_id` on, as `change_event` names them.
+    package static let changeRecordColumns = """
+        reservation_id, owner, source_domain, item_reference, container_reference, status, is_minimal_cancellation,
+        sender_time, sender_time_source, kind, payload, flags, source, version, created_at, updated_at, cancelled_at
+        """
+
+    /// A change's header (``ChangeHeader``), for the webhooks' fan-out.
+    package static let changeHeaderColumns = "position, change, reservation_id, owner, source_domain, recorded_at"
+
+    /// A webhook (``Webhook``); its secret is read apart.
+    package static let webhookColumns =
+        "id, url, owner, domain, types, created_at, created_by, dispatched_position"
+
+    /// A delivery (``WebhookDelivery``).
+    package static let deliveryColumns = """
+        id, webhook_id, position, reservation_id, state, attempts, next_attempt_at, created_at, updated_at, last_status,
+        last_error, first_attempt_at
+        """
+
     /// An earlier version: the content from index 2.
     package static let historyColumns = """
         reservation_id, version, container_reference, status, is_minimal_cancellation, sender_time,
         sender_time_source, kind, payload, flags, source, recorded_at, cancelled_at
         """
+}
+
+extension StoreSQLNames {
+    /// `columns` (a comma-separated list) each prefixed with `alias.`, for a join.
+    package static func qualified(_ columns: String, _ alias: String) -> String {
+        columns.split(separator: ",").map { "\(alias).\($0.trimmingCharacters(in: .whitespacesAndNewlines))" }
+            .joined(separator: ", ")
+    }
 }
 
 extension StoreNames {

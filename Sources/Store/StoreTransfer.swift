@@ -11,6 +11,10 @@ package enum StoreTable: String, Codable, Hashable, Sendable, CaseIterable, Codi
     case flagChanges = "flag-changes"
     case spooledMessages = "spooled-messages"
     case tokens
+    /// The outbox of changes (the change feed): kept with their positions, so readers' cursors hold after a copy.
+    case changeEvents = "change-events"
+    case webhooks
+    case webhookDeliveries = "webhook-deliveries"
 
     /// Rows per page when copying: spooled messages are whole emails (up to the spool limit each).
     package var pageSize: Int { self == .spooledMessages ? 16 : 500 }
@@ -38,6 +42,9 @@ package enum TransferRecord: Codable, Hashable, Sendable {
     case flagChange(FlagChange)
     case spooled(SpooledMessage)
     case token(StoredToken)
+    case change(ChangeEvent)
+    case webhook(StoredWebhook)
+    case delivery(WebhookDelivery)
 
     /// Where the next page of its table starts.
     package var cursor: TransferCursor {
@@ -51,6 +58,9 @@ package enum TransferRecord: Codable, Hashable, Sendable {
         case .flagChange(let change): .id(change.id)
         case .spooled(let message): .id(message.id)
         case .token(let stored): .id(stored.token.id)
+        case .change(let event): .id(event.position)
+        case .webhook(let stored): .id(stored.webhook.id)
+        case .delivery(let delivery): .id(delivery.id)
         }
     }
 }

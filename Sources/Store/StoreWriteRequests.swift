@@ -15,6 +15,18 @@ package struct IngestionRequest: Sendable {
     }
 }
 
+/// What one ingestion wrote: its log entry, and whether it recorded change events (then the feed's readers are woken
+/// once the transaction commits).
+package struct IngestionWritten: Sendable {
+    package var entry: DecisionLogEntry
+    package var recordsChanges: Bool
+
+    package init(entry: DecisionLogEntry, recordsChanges: Bool) {
+        self.entry = entry
+        self.recordsChanges = recordsChanges
+    }
+}
+
 /// One `spool` call's row, checked and stamped before it queues for a backend's group commit.
 package struct SpoolRequest: Sendable {
     package var message: Data

@@ -61,7 +61,7 @@ extension PageFetcher {
 
     /// Opens the TCP connection to exactly `address` (no name resolution happens here) and sets
     /// up TLS for the target's host name and HTTP/1.1.
-    private func connect(
+    func connect(
         to address: IPAddress, for target: PageTarget, observation: TLSObservation, deadlines: Deadlines
     ) async throws(FetchError) -> NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart> {
         let remaining = deadlines.earlier - .now()
@@ -303,7 +303,7 @@ extension PageFetcher {
 
     /// Turns what went wrong during an exchange into its code. Our own refusals pass through; a
     /// fired timer wins over the errors its closing caused; then TLS, HTTP and socket errors.
-    private func classify(
+    func classify(
         _ error: any Error, target: PageTarget, watchdog: Watchdog, observation: TLSObservation, deadlines: Deadlines
     ) -> FetchError {
         switch watchdog.fired {

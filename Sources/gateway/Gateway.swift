@@ -16,7 +16,7 @@ struct Gateway: AsyncParsableCommand {
         subcommands: [
             RegisterCommand.self, DomainsCommand.self, FlagsCommand.self, IngestCommand.self, CheckCommand.self,
             RetryCommand.self, LogCommand.self, ReservationsCommand.self, DKIMCommand.self, ExtractCommand.self,
-            ServeCommand.self, TokensCommand.self, StoreCommand.self,
+            ServeCommand.self, TokensCommand.self, StoreCommand.self, ChangesCommand.self, WebhooksCommand.self,
         ]
     )
 

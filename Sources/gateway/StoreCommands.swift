@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
-import ICalendar
 import Ingestion
 import Markup
+import Publishing
 import Reservations
 import Store
 

@@ -22,7 +22,7 @@ struct RegistryAndFlagsTests {
         let registry = DomainRegistry(store: store, policy: Self.policy(approveOnRegister: false), publicSuffixes: try PublicSuffixList())
         let registered = try await registry.register("Airline.Example.", contact: "ops@airline.example", by: "alice")
         #expect(registered.isNew && registered.domain.domain == "airline.example" && registered.domain.status == .pending)
-        #expect(try await registry.setStatus("airline.example", .approved, by: "bob").status == .approved)
+        #expect(try await registry.approve("airline.example", by: "bob").status == .approved)
         // Registering again keeps the approval.
         let again = try await registry.register("airline.example", contact: nil, by: "carol")
         #expect(!again.isNew && again.domain.status == .approved)

@@ -41,11 +41,15 @@ struct HardeningNewUserTests {
     func messagesSayWhatIsTrueAndWhatToDo() async throws {
         try await withGateway(senders: []) { cli, _, _ in
             #expect(try await cli.run(["domains", "list", "--status", "pending"]).stdout == "no registered domains; gateway register DOMAIN adds one\n")
+            // Each time with the record that proves control of the domain (issue 15): the same one again.
             let first = try await cli.run(["register", "skyways.example"])
-            #expect(first.stdout == "registered skyways.example: approved\n")
+            let proof = "  to prove control, publish this record, then run gateway domains verify skyways.example:\n"
+            #expect(first.stdout.hasPrefix("registered skyways.example: approved\n" + proof))
             let again = try await cli.run(["register", "SkyWays.example."])
             #expect(again.status == 0)
-            #expect(again.stdout == "skyways.example is already registered: approved\n")
+            #expect(again.stdout.hasPrefix("skyways.example is already registered: approved\n" + proof))
+            #expect(first.stdout.split(separator: "\n").last == again.stdout.split(separator: "\n").last)
+            #expect(first.stdout.split(separator: "\n").last?.hasPrefix("  _gateway-challenge.skyways.example. IN TXT \"gateway-verification=") == true)
             let pending = try await cli.run(["domains", "list", "--status", "pending"])
             #expect(pending.stdout == "no pending domains (1 registered: gateway domains list shows them)\n")
 

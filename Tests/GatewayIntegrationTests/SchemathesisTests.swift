@@ -19,11 +19,17 @@ struct SchemathesisTests {
             "schemathesis is not installed in .build/venv: run `make python-tools` (make test does)")
         let directory = try Integration.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let server = try await ServerProcess.start(
-            ServerProcess.Options(
-                directory: directory, adminToken: Self.adminToken,
-                resolver: ["--keys", Integration.packageRoot.appendingPathComponent("examples/keys.zone").path]),
-            expectLMTP: false)
+        var options = ServerProcess.Options(
+            directory: directory, adminToken: Self.adminToken,
+            resolver: ["--keys", Integration.packageRoot.appendingPathComponent("examples/keys.zone").path])
+        // Generated long polls wait a second at most (a longer wait is a documented 400); the webhooks the run
+        // subscribes to made-up hosts give up on each attempt within a second.
+        options.configuration = """
+            changes-max-wait-seconds: 1
+            webhook-response-timeout-seconds: 1
+            webhook-timeout-seconds: 1
+            """
+        let server = try await ServerProcess.start(options, expectLMTP: false)
 
         // A registered sender and one admitted booking (two passengers: two records).
         let senderToken = try await server.register("skyways.example")

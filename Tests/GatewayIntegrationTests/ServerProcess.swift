@@ -26,6 +26,8 @@ final class ServerProcess: Sendable {
         var extra: [String] = []
         /// The store file's name in `directory`: `GatewayCLI`'s, so the command line reads the server's store.
         var storeName = "g.sqlite"
+        /// Another store (a `postgres://` URL) instead of the file.
+        var storeURL: String? = nil
     }
 
     static let defaultAdminToken = "e2e-admin-token-0123456789abcdef"
@@ -40,7 +42,7 @@ final class ServerProcess: Sendable {
     /// nil with `--lmtp off`.
     let lmtpPort: Int?
 
-    var store: String { options.directory.appendingPathComponent(options.storeName).path }
+    var store: String { options.storeURL ?? options.directory.appendingPathComponent(options.storeName).path }
     var adminToken: String { options.adminToken }
 
     private init(process: ChildProcess, options: Options, outputPath: String, baseURL: String, httpPort: Int, lmtpPort: Int?) {
@@ -61,7 +63,8 @@ final class ServerProcess: Sendable {
         let gateway = try #require(GatewayCLI.executable, "no gateway executable next to the tests: run swift build --build-tests")
         var arguments = [
             "-C", options.directory.path, "GATEWAY_ADMIN_TOKEN=\(options.adminToken)", gateway, "serve",
-            "--store", options.directory.appendingPathComponent(options.storeName).path, "--policy", options.policy,
+            "--store", options.storeURL ?? options.directory.appendingPathComponent(options.storeName).path,
+            "--policy", options.policy,
             "--http", "127.0.0.1:0",
         ]
         arguments += ["--lmtp", expectLMTP ? "127.0.0.1:0" : "off"]

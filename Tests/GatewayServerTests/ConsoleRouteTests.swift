@@ -327,7 +327,11 @@ struct ConsoleRouteTests {
             #expect(html.contains("&lt;script&gt;alert(&#39;name&#39;)&lt;/script&gt;"))
             #expect(html.contains("&lt;img src=x onerror=alert(&#39;airline&#39;)&gt;"))
             #expect(html.contains("&quot;&gt;&lt;svg onload=alert(&#39;place&#39;)&gt;"))
-            #expect(html.contains(#"CheckInAction: <code class="url">javascript:alert(document.cookie)</code> <span class="badge bad">not https</span>"#))
+            // A javascript: target never becomes an action: the markup drops every link that is not https, and says so.
+            #expect(
+                html.contains(
+                    #"<td><code class="code">markup.url-not-https</code></td><td><code class="path">potentialAction.target</code></td>"#))
+            #expect(!html.contains("CheckInAction: <code"))
             for payload in ["<script>alert", "<img src=x", "<svg onload", "href=\"javascript:", "onerror=alert('"] {
                 #expect(!html.contains(payload), "\(payload) reached the page unescaped")
             }
@@ -392,6 +396,12 @@ struct ConsoleRouteTests {
             let entry = try await browser.get("/console/log/120")
             #expect(entry.status == .ok && entry.text.contains("&lt;m119@mail.skyways.example&gt;"))
             #expect(try await browser.get("/console/log/118").status == .notFound)
+            // A sender sees owners as the API shows them to it: keyed pseudonyms, never the address.
+            #expect(!entry.text.contains(Self.eva) && entry.text.contains("<dt>Owners</dt><dd>owner:"))
+            let apiEntry = try await client.call(.get, "/v1/log?limit=1", token: sender)
+            let pseudonym = try #require(
+                ((apiEntry.object["entries"] as? [[String: Any]])?.first?["owners"] as? [String])?.first)
+            #expect(entry.text.contains("<dt>Owners</dt><dd>\(pseudonym)</dd>"))
 
             // What the live script asks for: rows after an id, newest first.
             _ = try await fixture.store.append(
@@ -404,6 +414,12 @@ struct ConsoleRouteTests {
 
             let invalid = try await browser.get("/console/log?verdict=maybe")
             #expect(invalid.status == .badRequest && invalid.text.contains("request.invalid"))
+
+            // Once mail.skyways.example is a registration of its own, its entries are its sender's, not this one's.
+            _ = try await RouteTests.register("mail.skyways.example", client)
+            let narrowed = Self.rowIDs(try await browser.get("/console/log").text)
+            #expect(narrowed == [121])
+            #expect(try await browser.get("/console/log/120").status == .notFound)
         }
     }
 
@@ -445,6 +461,41 @@ struct ConsoleRouteTests {
             #expect(registered.text.contains(#"<h2 id="domain-name">skyways.example <span class="badge warn">pending</span></h2>"#))
             let secret = try #require(Self.issuedSecret(registered.text))
             #expect(secret.hasPrefix("gws_"))
+            // The record to publish, exactly as GET /v1/domains/{domain} gives it.
+            let challenge = try #require(try await fixture.store.registeredDomain("skyways.example")?.trust.challenge)
+            #expect(
+                registered.text.contains(
+                    "<pre id=\"zone-line\" class=\"url\">_gateway-challenge.skyways.example. IN TXT &quot;gateway-verification=\(challenge)&quot;</pre>"))
+
+            // Until the proof passes, the sender's console is its domain page: the record and the check, nothing else.
+            var pending = ConsoleClient(client)
+            let pendingForm = try await pending.signIn(secret)
+            for path in ["/console/tester", "/console/log"] {
+                let redirected = try await pending.get(path)
+                #expect(redirected.status == .seeOther && redirected.headers[.location] == "/console/domain", "\(path)")
+            }
+            let checked = try await pending.post(
+                "/console/domain/verify", [("form-token", pendingForm), ("domain", "skyways.example")])
+            #expect(checked.status == .ok)
+            #expect(checked.text.contains("checked _gateway-challenge.skyways.example: missing"))
+            #expect(checked.text.contains(#"<span class="badge bad">missing</span>"#) && checked.text.contains("dns.nxdomain"))
+            #expect(!checked.text.contains("Turn test mode on"))
+
+            // Production approves a proved domain only.
+            let early = try await admin.post(
+                "/console/domain/status", [("form-token", formToken), ("domain", "skyways.example"), ("status", "approved")])
+            #expect(early.status == .conflict && early.text.contains("registry.domain-not-verified"))
+            _ = try await fixture.store.updateDomain("skyways.example", by: "test") { current, now in
+                var entry = try #require(current)
+                entry.status = .verified
+                entry.trust.verifiedAt = now
+                return DomainUpdate(registration: entry, recordsChange: true)
+            }
+            let testMode = try await pending.post(
+                "/console/domain/test-mode",
+                [("form-token", pendingForm), ("domain", "skyways.example"), ("enabled", "true"), ("owners", Self.eva), ("hours", "2")])
+            #expect(testMode.status == .ok && testMode.text.contains("test mode is on until"))
+            #expect(try await fixture.store.registeredDomain("skyways.example")?.trust.testMode?.owners.map(\.address) == [Self.eva])
 
             let approved = try await admin.post(
                 "/console/domain/status", [("form-token", formToken), ("domain", "skyways.example"), ("status", "approved")])
@@ -470,8 +521,14 @@ struct ConsoleRouteTests {
             let own = try await sender.get("/console/domain")
             #expect(own.status == .ok && own.text.contains("skyways.example") && !own.text.contains("Register a domain"))
             #expect(!own.text.contains("Sender tokens"))
-            let forbidden = try await sender.post("/console/domain/status", [("form-token", "x"), ("domain", "skyways.example"), ("status", "revoked")])
+            let forbidden = try await sender.post("/console/domain/status", [("form-token", "x"), ("domain", "skyways.example"), ("status", "suspended")])
             #expect(forbidden.status == .forbidden)
+
+            // An operator's revocation suspends the domain, and says so on its page.
+            let suspended = try await admin.post(
+                "/console/domain/status", [("form-token", formToken), ("domain", "skyways.example"), ("status", "suspended")])
+            #expect(suspended.text.contains(#"<span class="badge bad">suspended</span>"#))
+            #expect(try await fixture.store.registeredDomain("skyways.example")?.status == .suspended)
         }
     }
 

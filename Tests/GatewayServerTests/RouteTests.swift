@@ -77,13 +77,19 @@ struct RouteTests {
             #expect(Set(stored.map(\.owner.address)) == [Self.eva, Self.tom])
             #expect(stored.allSatisfy { $0.sourceDomain == "skyways.example" && $0.version == 1 })
 
-            // The log names the owners as addresses, and the owner of each item's outcome (issue 13).
+            // The log names the owners, and the owner of each item's outcome (issue 13): as addresses for an admin, as
+            // keyed pseudonyms for the sender (issue 15).
             let logged = try #require(
-                (try await client.call(.get, "/v1/log", token: skyways).object["entries"] as? [[String: Any]])?.last)
+                (try await client.call(.get, "/v1/log").object["entries"] as? [[String: Any]])?.last)
             #expect(Set(logged["owners"] as? [String] ?? []) == [Self.eva, Self.tom])
             let outcomes = try #require(logged["reservations"] as? [[String: Any]])
             #expect(Set(outcomes.compactMap { $0["owner"] as? String }) == [Self.eva, Self.tom])
             #expect(outcomes.count == stored.count && outcomes.allSatisfy { $0["owner"] is String })
+            let seen = try #require(
+                (try await client.call(.get, "/v1/log", token: skyways).object["entries"] as? [[String: Any]])?.last)
+            let pseudonyms = Set(seen["owners"] as? [String] ?? [])
+            #expect(pseudonyms.count == 2 && pseudonyms.allSatisfy { $0.hasPrefix("owner:") })
+            #expect(Set((seen["reservations"] as? [[String: Any]] ?? []).compactMap { $0["owner"] as? String }) == pseudonyms)
 
             // The same message again changes nothing.
             let again = try await client.call(.post, "/v1/messages", token: skyways, body: flight)
@@ -249,6 +255,15 @@ struct RouteTests {
             #expect((shown.object["registration"] as? [String: Any])?["status"] as? String == "pending")
             #expect(try await client.call(.get, "/v1/domains/kokkari.example", token: sender).status == .forbidden)
             #expect(try await client.call(.post, "/v1/domains/skyways.example/approve", token: sender).status == .forbidden)
+            // Production approves only a domain that proved control of itself (issue 15).
+            let unproved = try await client.call(.post, "/v1/domains/skyways.example/approve")
+            #expect(unproved.status == .conflict && unproved.errorCode == "registry.domain-not-verified")
+            _ = try await fixture.store.updateDomain("skyways.example", by: "test") { current, now in
+                var entry = try #require(current)
+                entry.status = .verified
+                entry.trust.verifiedAt = now
+                return DomainUpdate(registration: entry, recordsChange: true)
+            }
             let approved = try await client.call(.post, "/v1/domains/skyways.example/approve")
             #expect(approved.object["status"] as? String == "approved")
             #expect(try await client.call(.post, "/v1/domains/unknown.example/revoke").status == .notFound)

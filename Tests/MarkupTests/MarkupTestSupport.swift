@@ -1,4 +1,5 @@
 import Foundation
+import MailMessage
 import Testing
 
 @testable import Markup
@@ -11,6 +12,24 @@ enum MarkupTestSupport {
             Bundle.module.url(forResource: name, withExtension: nil, subdirectory: "Fixtures"),
             "missing fixture \(name)")
         return Array(try Data(contentsOf: url))
+    }
+
+    /// The bytes of `Tests/MarkupTests/Fixtures/mail/<name>`: messages as senders' mail systems send them.
+    static func mail(_ name: String) throws -> [UInt8] {
+        let url = try #require(Bundle.module.resourceURL).appendingPathComponent("Fixtures/mail/\(name)")
+        return Array(try Data(contentsOf: url))
+    }
+
+    /// The markup of the text/html parts of a message (decoded by MailMessage, as the worker does).
+    static func extract(message bytes: [UInt8]) throws -> MarkupGraph {
+        let parts = try RawMessage(bytes: bytes).markupParts()
+        var graph = MarkupGraph()
+        for part in parts.parts where part.kind == .html {
+            let partGraph = MarkupExtractor().extract(html: Array(part.text.utf8), encoding: "UTF-8")
+            graph.nodes += partGraph.nodes
+            graph.diagnostics += partGraph.diagnostics
+        }
+        return graph
     }
 
     /// The names of all HTML fixtures, sorted.

@@ -11,12 +11,27 @@ struct AliasTests {
         #expect(resolution.normalized["reservationId"] == .string("RXJ34P"))
     }
 
-    @Test func conflictingReservationNumberIsReported() throws {
+    /// Both given and different: the booking's number and this part's own id (MARKUP.md, Identity).
+    @Test func reservationNumberBesideADifferentReservationIdIsTheContainer() throws {
         var object = try GraphBuilder.object(Samples.appleFlight)
-        object["reservationNumber"] = "OTHER"
+        object["reservationNumber"] = "BOOKING7"
         let resolution = try resolveOne(object: object)
-        #expect(resolution.reservation?.reservationId == "RXJ34P")
-        #expect(resolution.codes(at: "reservationNumber") == ["markup.conflicting-values"])
+        #expect(resolution.reservation?.reservationId == "BOOKING7")
+        #expect(resolution.reservation?.containerReference == "BOOKING7")
+        #expect(resolution.reservation?.itemReference == "RXJ34P")
+        #expect(resolution.codes(at: "reservationNumber").isEmpty)
+        #expect(resolution.normalized["reservationNumber"] == .string("BOOKING7"))
+        #expect(resolution.normalized["reservationId"] == .string("RXJ34P"))
+        #expect(resolution.admissible)
+    }
+
+    @Test func reservationNumberEqualToReservationIdIsOneNumber() throws {
+        var object = try GraphBuilder.object(Samples.appleFlight)
+        object["reservationNumber"] = "RXJ34P"
+        let resolution = try resolveOne(object: object)
+        #expect(resolution.reservation?.containerReference == "RXJ34P")
+        #expect(resolution.reservation?.itemReference == "RXJ34P")
+        #expect(resolution.normalized["reservationNumber"] == nil)
     }
 
     @Test(arguments: [
@@ -179,16 +194,17 @@ struct AliasTests {
         #expect(resolution.admissible)
     }
 
-    @Test func severalReservedItemsTakeTheFirst() throws {
+    @Test func severalReservedItemsAreOneReservationEach() throws {
         var object = try GraphBuilder.object(Samples.appleEvent)
         let event = try #require(object["reservationFor"] as? [String: Any])
         var other = event
         other["name"] = "Another"
         object["reservationFor"] = [event, other]
-        let resolution = try resolveOne(object: object)
-        #expect(resolution.reservation?.name == "Foo Fighters Concert")
-        #expect(resolution.codes(at: "reservationFor") == ["markup.multiple-reservationFor"])
-        #expect(resolution.admissible)
+        let resolutions = ReservationResolver().resolve(GraphBuilder.graph(object))
+        #expect(resolutions.map(\.reservation?.name) == ["Foo Fighters Concert", "Another"])
+        #expect(resolutions.allSatisfy { $0.admissible && $0.codes(at: "reservationFor").isEmpty })
+        #expect(Set(resolutions.map(\.reservation?.containerReference)) == [Optional("E123456789")])
+        #expect(Set(resolutions.compactMap(\.reservation?.itemReference)).count == 2)
     }
 }
 

@@ -5,7 +5,7 @@ import Testing
 
 @Suite("Times: offsets as given, zones inferred from the place, sanity checks in UTC")
 struct TimeTests {
-    func flight(departure: String, from airport: String = "SFO", arrival: String = "2027-12-31T23:00:00Z") throws -> Resolution {
+    func flight(departure: String, from airport: String = "SFO", arrival: String = "2027-12-31T18:00:00-05:00") throws -> Resolution {
         var object = try GraphBuilder.object(Samples.appleFlight)
         object = GraphBuilder.setting("reservationFor.departureTime", to: departure, in: object)
         object = GraphBuilder.setting("reservationFor.departureAirport.iataCode", to: airport, in: object)
@@ -20,6 +20,8 @@ struct TimeTests {
         return formatter.date(from: text) ?? ISO8601DateFormatter().date(from: text) ?? .distantPast
     }
 
+    /// The offset as written, whatever it is; one that is not San Francisco's in March (-08:00) is
+    /// flagged `time.offset-mismatch`, a warning.
     @Test(arguments: [
         ("2027-03-04T20:15:00-08:00", "2027-03-05T04:15:00Z", -28_800),
         ("2027-03-04T20:15-08:00", "2027-03-05T04:15:00Z", -28_800),
@@ -39,7 +41,8 @@ struct TimeTests {
         #expect(time.instant == Self.utc(instant))
         #expect(time.resolved == written.trimmingCharacters(in: .whitespaces))
         #expect(resolution.admissible)
-        #expect(resolution.codes(at: "reservationFor.departureTime").isEmpty)
+        let flagged: Set<String> = offset == -28_800 ? [] : ["time.offset-mismatch"]
+        #expect(resolution.codes(at: "reservationFor.departureTime") == flagged)
     }
 
     @Test(arguments: [
@@ -193,32 +196,60 @@ struct TimeTests {
 
     // MARK: Sanity checks
 
-    @Test func arrivalBeforeDepartureIsAnError() throws {
+    @Test func arrivalShortlyBeforeDepartureIsAWarning() throws {
+        // Lands 19:00 Pacific, before it leaves at 20:15: the overnight flight's date was not advanced.
         let resolution = try flight(departure: "2027-03-04T20:15:00-08:00", arrival: "2027-03-04T22:00:00-05:00")
         #expect(resolution.codes(at: "reservationFor.arrivalTime") == ["markup.arrival-before-departure"])
+        #expect(resolution.warnings.contains("markup.arrival-before-departure@reservationFor.arrivalTime"))
+        #expect(resolution.admissible, "up to a day before: the reservation stays")
+    }
+
+    @Test(arguments: [
+        ("2027-03-04T05:30:00-05:00", true),  // 25 h 45 min before the departure (in UTC): impossible
+        ("2027-03-03T23:30:00-05:00", true),
+        ("2027-03-04T07:15:00-05:00", false),  // 24 h before exactly: still a warning
+    ])
+    func arrivalMoreThanADayBeforeDepartureIsRefused(arrival: String, refused: Bool) throws {
+        let resolution = try flight(departure: "2027-03-05T07:15:00-05:00", from: "EWR", arrival: arrival)
+        let code = refused ? "markup.arrival-impossible" : "markup.arrival-before-departure"
+        #expect(resolution.codes(at: "reservationFor.arrivalTime") == [code])
+        #expect(resolution.admissible == !refused)
         #expect(resolution.reservation != nil, "the item is still found")
-        #expect(!resolution.admissible)
     }
 
     @Test func orderIsComparedInUTC() throws {
         // Leaves 20:15 in San Francisco, lands 23:30 in New York: 20:30 Pacific, after departure.
         let resolution = try flight(departure: "2027-03-04T20:15:00-08:00", arrival: "2027-03-04T23:30:00-05:00")
         #expect(resolution.admissible)
-        // And the other way: the wall clocks look ordered, the instants are not.
+        #expect(resolution.diagnostics.isEmpty)
+        // And the other way: the wall clocks look ordered, the instants are not (and the offsets are not
+        // those of San Francisco and Newark).
         let reversed = try flight(departure: "2027-03-04T20:15:00-05:00", arrival: "2027-03-04T20:30:00+01:00")
-        #expect(reversed.codes(at: "reservationFor.arrivalTime") == ["markup.arrival-before-departure"])
+        #expect(
+            reversed.codes(at: "reservationFor.arrivalTime") == ["markup.arrival-before-departure", "time.offset-mismatch"])
     }
 
-    @Test func equalTimesAreAnError() throws {
-        let resolution = try flight(departure: "2027-03-04T20:15:00-08:00", arrival: "2027-03-04T20:15:00-08:00")
+    @Test func equalTimesAreAWarning() throws {
+        let resolution = try flight(departure: "2027-03-04T20:15:00-08:00", arrival: "2027-03-04T23:15:00-05:00")
         #expect(resolution.codes(at: "reservationFor.arrivalTime") == ["markup.arrival-before-departure"])
+        #expect(resolution.admissible)
+    }
+
+    @Test(arguments: [
+        ("2027-03-05", "2027-03-04", "markup.arrival-before-departure"),  // the date line: a day "back"
+        ("2027-03-05", "2027-03-03", "markup.arrival-impossible"),
+        ("2027-03-05", "2027-03-05", nil),
+    ])
+    func dateOnlyTripsMayArriveOneDayBack(departure: String, arrival: String, code: String?) throws {
+        let resolution = try flight(departure: departure, arrival: arrival)
+        #expect(resolution.codes(at: "reservationFor.arrivalTime") == Set([code].compactMap { $0 } + ["markup.date-only"]))
     }
 
     @Test(arguments: [
         (Samples.appleLodging, "checkoutTime", "2027-04-10T11:00:00-07:00", "markup.checkout-before-checkin"),
         (Samples.appleRentalCar, "dropoffTime", "2027-08-05T15:00:00-07:00", "markup.dropoff-before-pickup"),
         (Samples.appleEvent, "reservationFor.endDate", "2027-03-06T18:00:00-08:00", "markup.end-before-start"),
-        (Samples.appleTrain, "reservationFor.arrivalTime", "2027-05-04T03:10:00+02:00", "markup.arrival-before-departure"),
+        (Samples.appleTrain, "reservationFor.arrivalTime", "2027-05-03T03:10:00+02:00", "markup.arrival-impossible"),
     ])
     func timeOrderPerKind(json: String, path: String, value: String, code: String) throws {
         let object = GraphBuilder.setting(path, to: value, in: try GraphBuilder.object(json))

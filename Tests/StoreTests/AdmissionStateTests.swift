@@ -29,15 +29,15 @@ struct AdmissionStateTests {
             clock.advance(by: 3600)
             _ = try await store.setDomain("hotel.example", status: .approved, contact: nil, by: "bob")
             _ = try await store.setDomain(
-                "airline.example", status: .revoked, contact: "abuse@airline.example", by: "carol")
+                "airline.example", status: .suspended, contact: "abuse@airline.example", by: "carol")
             #expect(try await store.registeredDomains(status: .approved).map(\.domain) == ["hotel.example"])
-            #expect(try await store.registeredDomains(status: .revoked).map(\.contact) == ["abuse@airline.example"])
+            #expect(try await store.registeredDomains(status: .suspended).map(\.contact) == ["abuse@airline.example"])
             #expect(
                 try await store.registeredDomains(status: nil).map(\.domain) == ["airline.example", "hotel.example"])
             #expect(try await store.registeredDomains(status: .pending).isEmpty)
 
             let changes = try await store.domainChanges(domain: "airline.example", limit: 10)
-            #expect(changes.map(\.status) == [.pending, .approved, .revoked])
+            #expect(changes.map(\.status) == [.pending, .approved, .suspended])
             #expect(changes.map(\.changedBy) == ["alice", "bob", "carol"])
             #expect(
                 try await store.domainChanges(domain: nil, limit: 2).map(\.domain) == [

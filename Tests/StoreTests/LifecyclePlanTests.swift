@@ -23,8 +23,38 @@ struct LifecyclePlanTests {
         #expect(
             Self.plan(incoming, stored: [])
                 == LifecyclePlan(
-                    writes: [.create(key: incoming.key, content: incoming.content, at: Self.now, cancelledAt: nil)],
+                    writes: [
+                        .create(key: incoming.key, content: incoming.content, at: Self.now, cancelledAt: nil),
+                        .recordChange(key: incoming.key, kind: .created, at: Self.now, channel: nil),
+                    ],
                     outcome: .created))
+    }
+
+    @Test func aCancellationThatArrivesFirstIsACancelledRecordAndACancelledChange() {
+        let incoming = Sample.flight(status: .cancelled)
+        let plan = ReservationLifecycle.plan(
+            for: incoming, state: ReservationLifecycle.reads(for: incoming).state(from: []), now: Self.now, channel: .lmtp)
+        #expect(
+            plan
+                == LifecyclePlan(
+                    writes: [
+                        .create(key: incoming.key, content: incoming.content, at: Self.now, cancelledAt: Self.now),
+                        .recordChange(key: incoming.key, kind: .cancelled, at: Self.now, channel: .lmtp),
+                    ],
+                    outcome: .cancelled(count: 0)))
+    }
+
+    @Test func cancellingALiveRecordIsACancelledChangeAndChangingACancelledOneAnUpdate() {
+        let live = Self.stored(Sample.flight(modified: Sample.time(1)), id: 4, version: 2)
+        let cancelling = Sample.flight(status: .cancelled, modified: Sample.time(2))
+        #expect(
+            Self.plan(cancelling, stored: [live]).writes.last
+                == .recordChange(key: cancelling.key, kind: .cancelled, at: Self.now, channel: nil))
+        let cancelled = Self.stored(cancelling, id: 4, version: 3)
+        let amended = Sample.flight(status: .cancelled, modified: Sample.time(3), gate: "B7")
+        #expect(
+            Self.plan(amended, stored: [cancelled]).writes.last
+                == .recordChange(key: amended.key, kind: .updated, at: Self.now, channel: nil))
     }
 
     @Test func otherContentArchivesThenOverwritesTheNextVersion() {
@@ -36,6 +66,7 @@ struct LifecyclePlanTests {
                     writes: [
                         .archive(recordID: 7),
                         .overwrite(recordID: 7, version: 4, content: incoming.content, at: Self.now, cancelledAt: nil),
+                        .recordChange(key: incoming.key, kind: .updated, at: Self.now, channel: nil),
                     ],
                     outcome: .updated(version: 4)))
     }
@@ -46,6 +77,7 @@ struct LifecyclePlanTests {
         #expect(Self.plan(Sample.flight(modified: Sample.time(5), gate: "A1"), stored: [current]) == LifecyclePlan(outcome: .unchanged))
     }
 
+    /// A newer sender time alone changes nothing a reader sees: no change event.
     @Test func theSameContentLaterOnlyAdvancesTheSenderTime() {
         let current = Self.stored(Sample.flight(modified: Sample.time(5)), id: 3)
         let later = SenderTime(Sample.time(6), source: .messageDate)
@@ -70,6 +102,9 @@ struct LifecyclePlanTests {
                     writes: [
                         .archive(recordID: 1),
                         .overwrite(recordID: 1, version: 2, content: written, at: Self.now, cancelledAt: Self.now),
+                        .recordChange(
+                            key: ReservationKey(owner: Sample.owner, sourceDomain: Sample.domain, itemReference: "B9C8-1"),
+                            kind: .cancelled, at: Self.now, channel: nil),
                     ],
                     outcome: .cancelled(count: 1)))
     }

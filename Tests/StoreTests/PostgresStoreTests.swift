@@ -24,11 +24,43 @@ struct PostgresStoreTests {
                 return try await group.reduce(into: [[String]]()) { $0.append($1) }
             }
             // One node applied every migration under the advisory lock; the others found them done.
-            #expect(applied.filter { !$0.isEmpty } == [PostgresStore.migrations.map(\.identifier)])
+            let known = PostgresStore.migrations.map(\.identifier)
+            #expect(applied.filter { !$0.isEmpty } == [known])
             let name = String(url.split(separator: "/").last!.split(separator: "?").first!)
             #expect(
                 try await server.psql("SELECT identifier FROM gateway_migration ORDER BY identifier", database: name)
-                    == PostgresStore.migrations.map { $0.identifier + "\n" }.joined())
+                    == known.sorted().map { $0 + "\n" }.joined())
+        }
+    }
+
+    /// v5-trust on PostgreSQL: a revoked domain becomes suspended by an operator, its history too.
+    @Test func aVersionFourDatabaseGetsDomainStates() async throws {
+        let server = try await PostgresServer.shared()
+        try await server.withDatabase { url in
+            let name = String(url.split(separator: "/").last!.split(separator: "?").first!)
+            try await server.psql(
+                "CREATE TABLE gateway_migration (identifier text PRIMARY KEY, applied_at bigint NOT NULL)", database: name)
+            for migration in PostgresStore.migrations where migration.identifier < "v5" {
+                try await server.psql(migration.sql, database: name)
+                try await server.psql(
+                    "INSERT INTO gateway_migration VALUES ('\(migration.identifier)', 0)", database: name)
+            }
+            try await server.psql(
+                """
+                INSERT INTO registered_domain (domain, status, contact, created_at, updated_at, updated_by)
+                VALUES ('airline.example', 'revoked', NULL, 0, 0, 'alice');
+                INSERT INTO registered_domain_change (domain, status, contact, changed_at, changed_by)
+                VALUES ('airline.example', 'revoked', NULL, 1, 'bob');
+                """, database: name)
+            let store = try await PostgresStore.open(try Self.settings(url))
+            try await running([store]) { _ in
+                let revoked = try #require(try await store.registeredDomain("airline.example"))
+                #expect(revoked.status == .suspended)
+                #expect(revoked.trust.suspension?.cause == .operator)
+                let changes = try await store.domainChanges(domain: "airline.example", limit: 10)
+                #expect(changes.map(\.status) == [.suspended])
+                #expect(changes.map(\.reason) == ["revoked by an operator"])
+            }
         }
     }
 
@@ -111,5 +143,57 @@ struct PostgresStoreTests {
             #expect(settings.endpoint == .socket(directory: server.directory, port: server.port))
             #expect(try await PostgresStore.migrate(settings) == PostgresStore.migrations.map(\.identifier))
         }
+    }
+
+    /// The change feed's cursor against a transaction that records a change and then commits late: node A's
+    /// transaction records a new booking's change, then waits on a row another session holds; meanwhile node B records
+    /// and commits a change of its own, and a reader reads it. When A commits, its change is still after the reader's
+    /// cursor. (Positions taken from a sequence at insert time fail this: A's change would sit below B's, behind
+    /// the cursor, never read.)
+    @Test func aChangeCommittedLateIsStillAfterTheCursorOfAReaderThatSawALaterOne() async throws {
+        let (server, name, settings) = try await StoreBackend.postgresDatabase()
+        let stores = [try await PostgresStore.open(settings), try await PostgresStore.open(settings)]
+        try await running(stores) { _ in
+            _ = try await stores[0].apply(Sample.flight(item: "HELD", owner: Sample.bob))
+            let before = try await stores[0].latestChangePosition()
+            /// Waits until a session of the database is in `state` (at most 30 s).
+            func waitFor(_ condition: String) async throws {
+                let deadline = ContinuousClock.now + .seconds(30)
+                while try await server.psql(
+                    "SELECT count(*) FROM pg_stat_activity WHERE datname = '\(name)' AND \(condition)", database: name)
+                    == "0\n"
+                {
+                    guard ContinuousClock.now < deadline else { throw FixtureError("no session came to \(condition)") }
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+            }
+            // Another session holds the record's row for 4 s.
+            let holder = Task {
+                try await server.psql(
+                    "BEGIN; SELECT id FROM reservation WHERE item_reference = 'HELD' FOR UPDATE; SELECT pg_sleep(4); COMMIT;",
+                    database: name)
+            }
+            try await waitFor("query LIKE '%pg_sleep(4)%' AND state = 'active'")
+            // A: a new booking (its change recorded), then an update of the held record, which waits.
+            let slow = Task {
+                try await stores[0].ingest(
+                    [Sample.flight(item: "FIRST-RECORDED"), Sample.flight(item: "HELD", owner: Sample.bob, gate: "Z9")],
+                    decision: DecisionLogTests.entry(hours: 1, domain: Sample.domain))
+            }
+            try await waitFor("wait_event_type = 'Lock'")
+            // B commits meanwhile (another owner: no lock of A's in its way); a reader sees B's change and moves its
+            // cursor past it.
+            _ = try await stores[1].apply(Sample.flight(item: "COMMITTED-FIRST", owner: OwnerAddress("carol@example.org")!))
+            let seen = try await stores[1].changes(after: before, scope: .all, limit: 100)
+            #expect(seen.map(\.reservation.itemReference) == ["COMMITTED-FIRST"])
+            let cursor = try #require(seen.last?.position)
+            // A commits once the row is free: its changes come after the reader's cursor.
+            _ = try await holder.value
+            _ = try await slow.value
+            let later = try await stores[1].changes(after: cursor, scope: .all, limit: 100)
+            #expect(later.map(\.reservation.itemReference) == ["FIRST-RECORDED", "HELD"])
+            #expect(later.map(\.position) == [cursor + 1, cursor + 2])
+        }
+        try? await server.dropDatabase(name)
     }
 }

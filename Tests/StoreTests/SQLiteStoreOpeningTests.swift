@@ -107,6 +107,41 @@ struct SQLiteStoreOpeningTests {
         #expect(applied == SQLiteStore.knownMigrations)
     }
 
+    /// v5-trust: a revoked domain becomes suspended by an operator (its history too); an approved one stays approved,
+    /// with no proof yet.
+    @Test func aVersionFourDatabaseGetsDomainStates() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.databasePath
+        try FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        let queue = try DatabaseQueue(path: path)
+        try SQLiteStore.migrator.migrate(queue, upTo: "v4")
+        try await queue.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO registered_domain (domain, status, contact, created_at, updated_at, updated_by)
+                    VALUES ('airline.example', 'revoked', NULL, 0, 0, 'alice'),
+                        ('hotel.example', 'approved', NULL, 0, 0, 'alice');
+                    INSERT INTO registered_domain_change (domain, status, contact, changed_at, changed_by)
+                    VALUES ('airline.example', 'approved', NULL, 0, 'alice'), ('airline.example', 'revoked', NULL, 1, 'bob');
+                    """)
+        }
+        try queue.close()
+
+        let store = try SQLiteStore(path: path, configuration: fastConfiguration)
+        let revoked = try #require(try await store.registeredDomain("airline.example"))
+        #expect(revoked.status == .suspended)
+        #expect(revoked.trust.suspension?.cause == .operator)
+        #expect(revoked.trust.suspension?.previousStatus == .approved)
+        let approved = try #require(try await store.registeredDomain("hotel.example"))
+        #expect(approved.status == .approved)
+        #expect(approved.trust == RegisteredDomain.Trust())
+        let changes = try await store.domainChanges(domain: "airline.example", limit: 10)
+        #expect(changes.map(\.status) == [.approved, .suspended])
+        #expect(changes.map(\.reason) == [nil, "revoked by an operator"])
+        try store.closeNow()
+    }
+
     @Test func statusWithoutMigratingReportsWhatIsPending() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.databasePath
@@ -121,10 +156,10 @@ struct SQLiteStoreOpeningTests {
         let store = try SQLiteStore(path: path, configuration: configuration)
         let before = try await store.status()
         #expect(before.schemaVersion == "v2")
-        let pending = Array(StoreSchema.versions.drop { $0 != "v3" })
-        #expect(before.pendingMigrations == pending)
+        let later = Array(StoreSchema.versions.drop { $0 != "v3" })
+        #expect(before.pendingMigrations == later)
         #expect(before.counts.isEmpty)
-        #expect(try await store.migrate() == pending)
+        #expect(try await store.migrate() == later)
         #expect(try await store.migrate() == [])
         let after = try await store.status()
         #expect(after.schemaVersion == StoreSchema.current && after.pendingMigrations.isEmpty)

@@ -36,6 +36,15 @@ struct StoreCopyTests {
             by: "alice")
         _ = try await store.addToken(role: .admin, subject: "", label: "", secretHash: String(repeating: "cd", count: 32), by: "x")
         _ = try await store.revokeToken(id: token.id)
+        // A subscription with a delivery made, and changes after it.
+        _ = try await store.addWebhook(
+            url: "https://hooks.example/a", owner: Sample.bob, domain: nil, types: [.cancelled],
+            secret: WebhookStoreTests.secret, by: "alice")
+        _ = try await store.apply(Sample.flight(item: "B9C8-3", owner: Sample.bob, status: .cancelled))
+        _ = try await store.queueDeliveries(limit: 10)
+        let due = try await store.dueDeliveries(at: clock.now, limit: 10)
+        try await store.recordDeliveryAttempts(
+            due.map { DeliveryAttempt(deliveryID: $0.delivery.id, state: .pending, nextAttemptAt: clock.now + 5, status: 500, error: "webhook.http-status", at: clock.now) })
     }
 
     @Test func sqliteToPostgresToSQLiteKeepsTheDigest() async throws {
@@ -60,6 +69,13 @@ struct StoreCopyTests {
                     #expect(next.id == 4)
                     let nextThere = try await middle.append(DecisionLogTests.entry(hours: 9, domain: Sample.domain))
                     #expect(nextThere.id == 4)
+                    // The change feed goes on where it was: readers' cursors hold.
+                    let lastPosition = try await source.latestChangePosition()
+                    #expect(try await back.changes(after: 0, scope: .all, limit: 100) == (try await source.changes(after: 0, scope: .all, limit: 100)))
+                    _ = try await back.apply(Sample.flight(item: "NEW"))
+                    #expect(try await back.latestChangePosition() == lastPosition + 1)
+                    _ = try await middle.apply(Sample.flight(item: "NEW"))
+                    #expect(try await middle.latestChangePosition() == lastPosition + 1)
                 }
             }
         }

@@ -51,7 +51,9 @@ enum StoreBackend: String, CaseIterable, Sendable, CustomTestStringConvertible {
     var testDescription: String { rawValue }
 
     /// The template every PostgreSQL test database is copied from: migrated once per server.
-    static let postgresTemplate = "gateway_store_\(StoreSchema.current)"
+    /// (A database name: the schema version's `-` and `.` become `_`.)
+    static let postgresTemplate =
+        "gateway_store_" + String(StoreSchema.current.map { $0.isLetter || $0.isNumber ? $0 : "_" })
 
     /// A fresh database, migrated, on the test process's PostgreSQL server.
     static func postgresDatabase() async throws -> (server: PostgresServer, name: String, settings: PostgresSettings) {

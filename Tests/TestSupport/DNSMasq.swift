@@ -69,9 +69,11 @@ package final class DNSMasq: Sendable {
     ///   - localDomains: domains dnsmasq is authoritative-like for (`local=/test/`): unknown names
     ///     under them get NXDOMAIN.
     ///   - ttl: the TTL of every answer (`local-ttl`).
+    ///   - port: the port to listen on (default: a free one); a test that changes the records restarts dnsmasq on
+    ///     the port its clients know (dnsmasq reads `txt-record=` lines only when it starts).
     /// - Throws: `FixtureError` when dnsmasq is missing, rejects the configuration or never answers.
     package static func start(
-        records: [Record], localDomains: [String] = ["test"], ttl: UInt32 = 300
+        records: [Record], localDomains: [String] = ["test"], ttl: UInt32 = 300, port fixedPort: UInt16? = nil
     ) async throws -> DNSMasq {
         guard FileManager.default.isExecutableFile(atPath: executable) else {
             throw FixtureError(
@@ -86,8 +88,9 @@ package final class DNSMasq: Sendable {
             try Data(try configurationText(records: records, localDomains: localDomains, ttl: ttl).utf8)
                 .write(to: configuration)
             var lastLog = ""
-            for _ in 0..<5 {
-                let port = try Loopback.freePort()
+            for attempt in 0..<5 {
+                if fixedPort != nil && attempt > 0 { try await Task.sleep(for: .milliseconds(200)) }
+                let port = try fixedPort ?? Loopback.freePort()
                 let log = directory.appendingPathComponent("dnsmasq-\(port).log")
                 let process = try ChildProcess(
                     executable: executable,

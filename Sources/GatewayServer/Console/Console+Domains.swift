@@ -40,8 +40,7 @@ extension GatewayApplication {
             if isAdmin {
                 listed = try await services.storeCall { try await registry.list(status: nil) }.map {
                     Domains.Listed(
-                        domain: $0.domain, status: $0.status.rawValue,
-                        statusClass: $0.status == .approved ? "good" : $0.status == .pending ? "warn" : "bad",
+                        domain: $0.domain, status: $0.status.rawValue, statusClass: DomainView.statusClass($0.status),
                         href: "/console/domain?domain=" + ($0.domain.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(.init(charactersIn: ".-"))) ?? ""))
                 }
             }
@@ -50,12 +49,16 @@ extension GatewayApplication {
                 let domain = try Self.domain(name, for: session)
                 if let registration = try await services.storeCall({ try await store.registeredDomain(domain) }) {
                     let changes = try await services.storeCall { try await store.domainChanges(domain: domain, limit: 100) }
+                    let quotas = try await services.storeCall { try await services.quotaUsage(ofDomain: domain) }
                     var tokens: [AccessToken] = []
                     if isAdmin {
                         tokens = try await services.storeCall { try await store.tokens(role: .sender) }
                             .filter { $0.subject == domain && $0.consoleSessionParent == nil }
                     }
-                    selected = DomainView(registration, changes: changes, tokens: tokens)
+                    selected = DomainView(
+                        registration, changes: changes, quotas: quotas, tokens: tokens,
+                        mayEnableTestMode: services.ingestor.environment.policy.testMode.mayEnable,
+                        now: services.ingestor.environment.now())
                 } else if !isAdmin {
                     throw ConsoleError(.notFound, code: "request.not-found", message: "\(domain) is not registered")
                 }
@@ -78,7 +81,8 @@ extension GatewayApplication {
             let form = try await frame.form(request, session, limit: 8192)
             do {
                 let (entry, isNew) = try await registry.register(
-                    form.text("domain") ?? "", contact: form.text("contact"), by: services.consoleActor(session))
+                    form.text("domain") ?? "", contact: form.text("contact").flatMap { $0.isEmpty ? nil : $0 },
+                    by: services.consoleActor(session))
                 var issued: (String, String)?
                 if isNew {
                     let token = try await services.tokens.issue(
@@ -87,7 +91,9 @@ extension GatewayApplication {
                 }
                 return try await page(
                     session, domain: entry.domain, issued: issued,
-                    notice: isNew ? "\(entry.domain) is registered (pending approval)" : "\(entry.domain) was registered already")
+                    notice: isNew
+                        ? "\(entry.domain) is registered (\(entry.status.rawValue)): its registrant publishes the record below"
+                        : "\(entry.domain) was registered already")
             } catch let error as AdmissionError {
                 return try await page(
                     session, domain: nil, refusal: CodeView(code: error.code.description, at: "domain", hint: error.reason),
@@ -95,20 +101,125 @@ extension GatewayApplication {
             }
         }
 
+        /// A registry change from the page: its refusal (with its code) shown on the domain's page.
+        @Sendable func change(
+            _ session: ConsoleSession, _ domain: String, notice: (RegisteredDomain) -> String,
+            _ body: () async throws -> RegisteredDomain
+        ) async throws -> Response {
+            do {
+                let entry = try await GatewayApplication.registryCall(body)
+                return try await page(session, domain: entry.domain, notice: notice(entry))
+            } catch let error as APIError {
+                let shown = session.token.role == .admin && error.status == .notFound ? nil : domain
+                return try await page(
+                    session, domain: shown, refusal: CodeView(code: error.code, at: error.at, hint: error.message),
+                    status: error.status)
+            }
+        }
+
         // Admin: approve or revoke (POST /v1/domains/{domain}/approve|revoke).
         console.post("/domain/status") { request, _ in
             let session = try await frame.session(request, roles: [.admin])
             let form = try await frame.form(request, session, limit: 4096)
-            let domain = form.text("domain") ?? ""
-            guard let status = form.text("status").flatMap(RegisteredDomain.Status.init(rawValue:)), status != .pending
-            else { throw ConsoleError(.badRequest, code: "request.invalid", message: "status must be approved or revoked") }
+            let domain = try Self.domain(form.text("domain") ?? "", for: session)
+            let actor = services.consoleActor(session)
+            switch form.text("status") {
+            case "approved":
+                return try await change(session, domain, notice: { "\($0.domain) is \($0.status.rawValue)" }) {
+                    try await registry.approve(domain, by: actor)
+                }
+            case "suspended":
+                return try await change(session, domain, notice: { "\($0.domain) is \($0.status.rawValue)" }) {
+                    try await registry.revoke(domain, by: actor)
+                }
+            default:
+                throw ConsoleError(.badRequest, code: "request.invalid", message: "status must be approved or suspended")
+            }
+        }
+
+        // The registrant or an admin: look up the challenge record now (POST /v1/domains/{domain}/verify): the one
+        // thing a sender may do before its proof passes.
+        console.post("/domain/verify") { request, _ in
+            let session = try await frame.session(request, roles: [.admin, .sender])
+            let form = try await frame.form(request, session, limit: 4096)
+            let domain = try Self.domain(form.text("domain") ?? "", for: session)
             do {
-                let entry = try await registry.setStatus(domain, status, by: services.consoleActor(session))
-                return try await page(session, domain: entry.domain, notice: "\(entry.domain) is \(entry.status.rawValue)")
-            } catch let error as AdmissionError {
+                try GatewayApplication.requireOwnRegistration(session.token, DomainName(trustedASCII: domain))
+            } catch let error as APIError {
+                throw ConsoleError(error)
+            }
+            let resolver = services.ingestor.environment.resolver
+            let actor = services.consoleActor(session)
+            return try await change(
+                session, domain,
+                notice: { entry in
+                    let check = entry.trust.lastCheck
+                    return "checked \(DomainLifecycle.recordName(of: entry.domain)): "
+                        + (check.map { "\($0.result.rawValue) (\($0.nameserver)\($0.code.map { ", \($0)" } ?? ""))" } ?? "no answer")
+                        + "; \(entry.domain) is \(entry.status.rawValue)"
+                }
+            ) {
+                try await registry.verify(domain, resolver: resolver, by: actor).domain
+            }
+        }
+
+        // The proved registrant or an admin: test mode on for a few owners, or off (PUT /v1/domains/{domain}/test-mode).
+        console.post("/domain/test-mode") { request, _ in
+            let session = try await frame.session(request, roles: [.admin, .sender], proved: true)
+            let form = try await frame.form(request, session, limit: 8192)
+            let domain = try Self.domain(form.text("domain") ?? "", for: session)
+            do {
+                try GatewayApplication.requireOwnRegistration(session.token, DomainName(trustedASCII: domain))
+            } catch let error as APIError {
+                throw ConsoleError(error)
+            }
+            let enable = form.text("enabled") == "true"
+            var owners: [OwnerAddress]?
+            var duration: Double?
+            do {
+                if enable {
+                    let given = (form.text("owners") ?? "").split(whereSeparator: { $0 == "," || $0.isWhitespace })
+                    guard !given.isEmpty else { throw APIError.invalid("list the owner addresses to turn test mode on", at: "owners") }
+                    owners = try given.map { try GatewayServices.owner(String($0), at: "owners") }
+                    if let hours = form.text("hours"), !hours.isEmpty {
+                        guard let value = Double(hours), value > 0 else {
+                            throw APIError.invalid("hours is a positive number", at: "hours")
+                        }
+                        duration = value * 3600
+                    }
+                }
+            } catch let error as APIError {
                 return try await page(
-                    session, domain: nil, refusal: CodeView(code: error.code.description, at: "domain", hint: error.reason),
-                    status: error.code == .domainNotRegistered ? .notFound : .unprocessableContent)
+                    session, domain: domain, refusal: CodeView(code: error.code, at: error.at, hint: error.message),
+                    status: error.status)
+            }
+            let actor = services.consoleActor(session)
+            let now = services.ingestor.environment.now()
+            return try await change(
+                session, domain,
+                notice: { entry in
+                    entry.trust.testMode.map { "test mode is on until \(ConsoleFormat.time($0.until))" } ?? "test mode is off"
+                }
+            ) {
+                try await registry.setTestMode(domain, owners: owners, for: duration, by: actor, now: now)
+            }
+        }
+
+        // Admin: the hosts links in the domain's markup may point to (PUT /v1/domains/{domain}/hosts).
+        console.post("/domain/hosts") { request, _ in
+            let session = try await frame.session(request, roles: [.admin])
+            let form = try await frame.form(request, session, limit: 8192)
+            let domain = try Self.domain(form.text("domain") ?? "", for: session)
+            let hosts = (form.text("hosts") ?? "").split(whereSeparator: { $0 == "," || $0.isWhitespace }).map(String.init)
+            guard hosts.count <= 100 else {
+                throw ConsoleError(.badRequest, code: "request.invalid", message: "at most 100 hosts")
+            }
+            let actor = services.consoleActor(session)
+            return try await change(
+                session, domain,
+                notice: { $0.trust.hosts.isEmpty ? "links may point to \($0.domain) only" : "link hosts: \($0.trust.hosts.joined(separator: ", "))" }
+            ) {
+                try await registry.setHosts(domain, hosts: hosts, by: actor)
             }
         }
 

@@ -45,7 +45,7 @@ extension GatewayApplication {
         }
 
         console.get("/log") { request, _ in
-            let session = try await frame.session(request, roles: [.admin, .sender])
+            let session = try await frame.session(request, roles: [.admin, .sender], proved: true)
             let (query, since, until): (DecisionLogQuery, String, String)
             do {
                 (query, since, until) = try logQuery(request, session)
@@ -55,47 +55,43 @@ extension GatewayApplication {
                     refusal: CodeView(code: error.code, at: error.at, hint: error.message))
                 return frame.page("log", "Decision log", session, current: "/console/log", empty, status: error.status)
             }
-            let entries = try await services.storeCall { try await store.entries(matching: query) }
+            let found = try await services.storeCall { try await store.entries(matching: query) }
+            let entries = try await services.readable(found, for: session.token)
             let filters = LogFilterView(query, since: since, until: until)
             let separator = filters.query.isEmpty ? "" : "&"
+            // The cursors come from what the query found, also when a sender may read none of it.
             let log = Log(
-                filters: filters, entries: entries.map { ConsoleLogEntry($0) },
-                liveAfter: query.beforeID == nil ? (entries.first?.id ?? 0) : nil,
-                olderHref: entries.count == pageSize
-                    ? "/console/log?\(filters.query)\(separator)before=\(entries.last?.id ?? 0)" : nil,
+                filters: filters, entries: entries.map(ConsoleLogEntry.init),
+                liveAfter: query.beforeID == nil ? (found.first?.id ?? 0) : nil,
+                olderHref: found.count == pageSize
+                    ? "/console/log?\(filters.query)\(separator)before=\(found.last?.id ?? 0)" : nil,
                 newestHref: query.beforeID == nil ? nil : "/console/log?\(filters.query)")
             return frame.page("log", "Decision log", session, current: "/console/log", log)
         }
 
         // New entries after `after`, newest first, as table rows: what console.js inserts above the first row.
         console.get("/log/updates") { request, _ in
-            let session = try await frame.session(request, roles: [.admin, .sender])
+            let session = try await frame.session(request, roles: [.admin, .sender], proved: true)
             let (query, _, _) = try logQuery(request, session)
             guard query.afterID != nil else { throw APIError.invalid("after is required", at: "after") }
-            let entries = try await services.storeCall { try await store.entries(matching: query) }
+            let found = try await services.storeCall { try await store.entries(matching: query) }
+            let entries = try await services.readable(found, for: session.token)
             struct Rows { var entries: [ConsoleLogEntry] }
-            return frame.templates.page("log-rows", Rows(entries: entries.reversed().map { ConsoleLogEntry($0) }))
+            return frame.templates.page("log-rows", Rows(entries: entries.reversed().map(ConsoleLogEntry.init)))
         }
 
         console.get("/log/{id}") { request, context in
-            let session = try await frame.session(request, roles: [.admin, .sender])
+            let session = try await frame.session(request, roles: [.admin, .sender], proved: true)
             guard let id = Int64(try context.parameters.require("id")) else {
                 throw ConsoleError(.badRequest, code: "request.invalid", message: "the entry id is a number")
             }
             let entry = try await services.storeCall { try await store.entry(id: id) }
-            // A sender reads its own domain's entries only; another's is "not found", as the API answers.
-            guard let entry, session.token.role == .admin || Self.isWithin(entry.sourceDomain, session.token.subject)
-            else {
+            // A sender reads its own registration's entries only; another's is "not found", as the API answers.
+            guard let entry, let readable = try await services.readable([entry], for: session.token).first else {
                 throw ConsoleError(.notFound, code: "request.not-found", message: "no decision log entry \(id) for this token")
             }
-            return frame.page("log-entry", "Decision #\(id)", session, current: "/console/log", ConsoleLogEntry(entry))
+            return frame.page("log-entry", "Decision #\(id)", session, current: "/console/log", ConsoleLogEntry(readable))
         }
-    }
-
-    /// True when `domain` is `own` or below it.
-    static func isWithin(_ domain: String?, _ own: String) -> Bool {
-        guard let domain, let name = try? DomainName(normalizing: domain) else { return false }
-        return name.isWithin(DomainName(trustedASCII: own))
     }
 
     /// A `datetime-local` value (`2026-11-21T10:00`) as ISO 8601 in UTC; anything else as given.

@@ -21,12 +21,12 @@ extension GatewayApplication {
         }
 
         console.get("/tester") { request, _ in
-            let session = try await frame.session(request, roles: [.admin, .sender])
+            let session = try await frame.session(request, roles: [.admin, .sender], proved: true)
             return frame.page("tester", "Markup tester", session, current: "/console/tester", Tester(source: "", url: ""))
         }
 
         console.post("/tester") { request, _ in
-            let session = try await frame.session(request, roles: [.admin, .sender])
+            let session = try await frame.session(request, roles: [.admin, .sender], proved: true)
             // The pasted source and an uploaded file may both come, each up to the policy's message size.
             let form = try await frame.form(request, session, limit: 2 * maxMessageBytes + 65_536)
             let token = session.token

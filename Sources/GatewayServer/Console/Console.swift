@@ -114,9 +114,11 @@ struct ConsoleFrame: Sendable {
         role == .owner ? "/console/owner" : "/console/tester"
     }
 
-    /// The request's session, for one of `roles`. - Throws: a redirect to the sign-in page when there is none, 403
-    /// when its token's role may not use the page.
-    func session(_ request: Request, roles: Set<AccessToken.Role>) async throws -> ConsoleSession {
+    /// The request's session, for one of `roles`; with `proved`, a sender's domain must have proved control, as the
+    /// API's submissions, checks and log require (``GatewayServices/requireProof(_:)``).
+    /// - Throws: a redirect to the sign-in page when there is none; 403 when its token's role may not use the page; a
+    ///   redirect to the domain page (which shows the record to publish and the check) for a sender not proved.
+    func session(_ request: Request, roles: Set<AccessToken.Role>, proved: Bool = false) async throws -> ConsoleSession {
         guard let session = try await services.consoleSession(request) else {
             throw ConsoleError.signIn
         }
@@ -124,6 +126,15 @@ struct ConsoleFrame: Sendable {
             throw ConsoleError.forbidden(
                 "a \(session.token.role.rawValue) token cannot use this page; it needs a "
                     + roles.map(\.rawValue).sorted().joined(separator: " or ") + " token")
+        }
+        if proved {
+            do {
+                try await services.requireProof(session.token)
+            } catch let error as APIError where error.status == .forbidden {
+                var redirect = ConsoleError(error)
+                redirect.location = "/console/domain"
+                throw redirect
+            }
         }
         return session
     }

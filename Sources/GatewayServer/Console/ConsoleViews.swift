@@ -1,3 +1,4 @@
+import Admission
 import Foundation
 import Ingestion
 import Reservations
@@ -63,6 +64,15 @@ enum ConsoleFormat {
         date.formatted(
             Date.ISO8601FormatStyle(timeSeparator: .colon, timeZone: .gmt).year().month().day().dateSeparator(.dash)
                 .time(includingFractionalSeconds: false).dateTimeSeparator(.space)) + " UTC"
+    }
+
+    /// `1 hour`, `24 hours`, `30 minutes`, `45 seconds`: a quota's window.
+    static func duration(_ seconds: Int64) -> String {
+        func plural(_ count: Int64, _ unit: String) -> String { "\(count) \(unit)\(count == 1 ? "" : "s")" }
+        if seconds % 86_400 == 0 { return plural(seconds / 86_400, "day") }
+        if seconds % 3600 == 0 { return plural(seconds / 3600, "hour") }
+        if seconds % 60 == 0 { return plural(seconds / 60, "minute") }
+        return plural(seconds, "second")
     }
 
     /// The verdict's CSS class and the word shown.
@@ -287,6 +297,11 @@ struct ConsoleLogEntry {
     var contentHash: String
     var reservations: [Outcome]
 
+    /// The entry as the API shows it to the reader (``GatewayServices/readable(_:for:)``).
+    init(_ view: LogEntryView) {
+        self.init(view.entry, owner: view.owner)
+    }
+
     init(_ entry: DecisionLogEntry, owner name: (OwnerAddress) -> String = { $0.address }) {
         id = entry.id ?? 0
         time = ConsoleFormat.time(entry.time)
@@ -350,6 +365,7 @@ struct DomainView {
     struct Change {
         var time: String
         var summary: String
+        var reason: String?
         var actor: String
     }
     struct Token {
@@ -359,35 +375,125 @@ struct DomainView {
         var createdBy: String
         var revoked: String?
     }
+    struct Check {
+        var time: String
+        var result: String
+        var resultClass: String
+        var nameserver: String
+        var code: String?
+    }
+    struct TestMode {
+        var owners: String
+        var until: String
+        var active: Bool
+    }
+    struct Quota {
+        var metric: String
+        var used: Int64
+        var limit: Int64
+        var window: String
+        var windowEnd: String
+        var full: Bool
+    }
 
     var domain: String
     var status: String
     var statusClass: String
+    /// What the state means for the domain's mail and pages, and what to do next.
+    var meaning: String
     var contact: String?
     var created: String
     var updated: String
     var updatedBy: String
-    var isPending: Bool
     var isApproved: Bool
+    var isSuspended: Bool
+    /// Whether the domain has proved control (verified or approved): a sender may then check, submit and read its log.
+    var isProved: Bool
+    /// The TXT record that proves control (`ChallengeRecord`, as `GET /v1/domains/{domain}` gives it).
+    var recordName: String?
+    var recordValue: String?
+    var zoneLine: String?
+    var verifiedAt: String?
+    var lastCheck: Check?
+    /// Checks in a row that found no record; nil when none did.
+    var missingChecks: Int?
+    var suspension: String?
+    var testMode: TestMode?
+    var mayEnableTestMode: Bool
+    /// The other hosts links may point to; nil when none.
+    var hosts: String?
+    var quotas: [Quota]
     var changes: [Change]
     var tokens: [Token]
 }
 
 extension DomainView {
-    init(_ registration: RegisteredDomain, changes: [DomainChange], tokens: [AccessToken]) {
+    /// The badge class of a state.
+    static func statusClass(_ status: RegisteredDomain.Status) -> String {
+        switch status {
+        case .approved: "good"
+        case .verified, .pending: "warn"
+        case .suspended: "bad"
+        }
+    }
+
+    init(
+        _ registration: RegisteredDomain, changes: [DomainChange], quotas: [QuotaUsage], tokens: [AccessToken],
+        mayEnableTestMode: Bool, now: Date
+    ) {
+        let trust = registration.trust
         domain = registration.domain
         status = registration.status.rawValue
-        statusClass = registration.status == .approved ? "good" : registration.status == .pending ? "warn" : "bad"
+        statusClass = Self.statusClass(registration.status)
+        meaning =
+            switch registration.status {
+            case .pending:
+                "control of the domain is not proved yet: publish the record below, then check it. Until it is found, "
+                    + "a sender token can only read this page and ask for the check, and production refuses the domain's "
+                    + "mail with registry.domain-not-verified"
+            case .verified:
+                "its record was found: the registrant controls the domain. Awaiting the operator's approval; until then its "
+                    + "mail is refused in production (test mode admits it for the listed owners)"
+            case .approved: "trusted: its signed mail and HTTPS pages are admitted. Keep the record published: it is checked again periodically"
+            case .suspended: "no longer trusted: its mail and pages are refused with registry.domain-suspended"
+            }
         contact = registration.contact
         created = ConsoleFormat.time(registration.createdAt)
         updated = ConsoleFormat.time(registration.updatedAt)
         updatedBy = registration.updatedBy
-        isPending = registration.status == .pending
         isApproved = registration.status == .approved
+        isSuspended = registration.status == .suspended
+        isProved = registration.status == .verified || registration.status == .approved
+        let record = ChallengeRecord(registration)
+        recordName = record?.name
+        recordValue = record?.value
+        zoneLine = record?.zoneLine
+        verifiedAt = trust.verifiedAt.map(ConsoleFormat.time)
+        lastCheck = trust.lastCheck.map {
+            Check(
+                time: ConsoleFormat.time($0.at), result: $0.result.rawValue,
+                resultClass: $0.result == .found ? "good" : $0.result == .missing ? "bad" : "warn",
+                nameserver: $0.nameserver, code: $0.code)
+        }
+        missingChecks = trust.missingChecks == 0 ? nil : trust.missingChecks
+        suspension = trust.suspension.map { "\($0.reason) (\($0.cause == .operator ? "by an operator" : "the record is missing"))" }
+        testMode = trust.testMode.map {
+            TestMode(
+                owners: $0.owners.map(\.address).joined(separator: ", "), until: ConsoleFormat.time($0.until),
+                active: $0.isActive(at: now))
+        }
+        self.mayEnableTestMode = mayEnableTestMode
+        hosts = trust.hosts.isEmpty ? nil : trust.hosts.joined(separator: ", ")
+        self.quotas = quotas.map {
+            Quota(
+                metric: $0.metric.rawValue, used: $0.used, limit: $0.limit, window: ConsoleFormat.duration($0.windowSeconds),
+                windowEnd: ConsoleFormat.time($0.windowEnd), full: $0.used >= $0.limit)
+        }
         self.changes = changes.map {
             Change(
                 time: ConsoleFormat.time($0.changedAt),
-                summary: $0.status.rawValue + ($0.contact.map { " · contact \($0)" } ?? ""), actor: $0.changedBy)
+                summary: $0.status.rawValue + ($0.contact.map { " · contact \($0)" } ?? ""), reason: $0.reason,
+                actor: $0.changedBy)
         }
         self.tokens = tokens.map {
             Token(

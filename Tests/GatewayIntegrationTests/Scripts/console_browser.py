@@ -191,8 +191,10 @@ try:
     check(people.startswith("<script>alert('name')</script>"), "a name carrying a script tag is shown as text")
     check("<img src=x onerror=alert('airline')>" in text(), "an event-handler payload is shown as text")
     actions = [element.text for element in driver.find_elements(By.CSS_SELECTOR, "ul.actions li")]
-    check(any("javascript:alert(document.cookie)" in action and "not https" in action for action in actions),
-          "a javascript: action target is shown as text, marked not https")
+    problems = [row.text for row in driver.find_elements(By.CSS_SELECTOR, "table.problems tbody tr")]
+    check(not any("javascript:" in action for action in actions)
+          and any("markup.url-not-https" in row and "potentialAction.target" in row for row in problems),
+          "a javascript: action target is no action: dropped, with markup.url-not-https at potentialAction.target")
     state = driver.execute_script("""
         return {
           scripts: Array.from(document.scripts).map(function (s) { return s.getAttribute('src'); }),

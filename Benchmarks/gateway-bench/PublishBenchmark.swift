@@ -1,0 +1,261 @@
+import Foundation
+import Glibc
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+import Synchronization
+
+/// What webhooks cost ingestion, and how soon a change reaches a receiver: the release `gateway serve` on a temporary
+/// SQLite store, loaded as the serve suite loads it (keep-alive HTTP and LMTP clients in this process), in phases
+/// without subscriptions and with three (every change, to an HTTPS receiver in this process on the development CA's
+/// test certificate), alternating, so both run on the same machine in the same state. Reports each phase's emails/s,
+/// the ratio of the two (target: at least 90%), and, from the change's `time` to its arrival at the receiver, the
+/// delivery latency p50/p99.
+///
+///   gateway-bench publish [--publish-seconds S (8)] [--publish-connections N (8)] [--publish-rounds N (2)]
+struct PublishBenchmark {
+    var seconds: Double
+    var connections: Int
+    var rounds: Int
+    static let subscriptions = 3
+    static let targetRatio = 0.90
+
+    typealias Failure = BenchFailure
+
+    func run() async throws {
+        report("== Publishing: ingest with 0 and with \(Self.subscriptions) webhook subscriptions, delivery latency ==")
+        let directoryOfBench = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        let gateway = directoryOfBench.appendingPathComponent("gateway").path
+        // .build/release/gateway-bench: the repository is two levels up (its certs/ hold the test site's).
+        var repository = directoryOfBench
+        while repository.path != "/" && !FileManager.default.fileExists(atPath: repository.appendingPathComponent("certs/dev-ca.pem").path) {
+            repository.deleteLastPathComponent()
+        }
+        let certs = repository.appendingPathComponent("certs")
+        guard FileManager.default.isExecutableFile(atPath: gateway), FileManager.default.fileExists(atPath: certs.path) else {
+            throw BenchFailure("publish: no \(gateway) or no certs/ above it; run make bench from the repository")
+        }
+
+        let phases = rounds * 2
+        let count = Int(Double(phases) * seconds * 1300) + 4000
+        let (messages, zone) = try IngestBenchmark.reportedCorpus(count: count, detail: ", each its own reservation")
+        let corpus = LoadCorpus(messages)
+        corpus.makeAvailable(upTo: messages.count)
+
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gateway-bench-publish-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let zonePath = directory.appendingPathComponent("keys.zone").path
+        try zone.write(toFile: zonePath, atomically: true, encoding: .utf8)
+        // The development policy, plus the test site's name on 127.0.0.1 and the development CA: the receiver below.
+        let policyPath = directory.appendingPathComponent("bench-policy.yaml").path
+        try """
+            name: bench-publish
+            registration:
+              approveOnRegister: true
+            web:
+              trustBundles: [\(certs.appendingPathComponent("dev-ca.pem").path)]
+              hosts:
+                booking.example.test: 127.0.0.1
+              allowLoopback: true
+            """.write(toFile: policyPath, atomically: true, encoding: .utf8)
+        let storePath = directory.appendingPathComponent("gateway.sqlite").path
+        let adminToken = (0..<4).map { _ in String(UInt64.random(in: .min ... .max), radix: 16) }.joined()
+
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let receiver = try await WebhookSink.start(
+            group: group, certificate: certs.appendingPathComponent("booking.example.test.pem").path,
+            key: certs.appendingPathComponent("booking.example.test.key").path)
+        let server = try await ServerProcess.start(
+            executable: gateway,
+            arguments: [
+                "serve", "--store", storePath, "--policy", policyPath, "--keys", zonePath, "--http", "127.0.0.1:0",
+                "--lmtp", "127.0.0.1:0", "--log-level", "warning",
+            ],
+            environment: ["GATEWAY_ADMIN_TOKEN": adminToken],
+            logPath: directory.appendingPathComponent("server.log").path)
+        do {
+            let control = ControlClient(group: group, port: server.httpPort)
+            let register = try await control.request(
+                .POST, "/v1/domains", token: adminToken, json: ["domain": "bench.example", "contact": "markup@bench.example"])
+            guard register.status == 201,
+                let object = try JSONSerialization.jsonObject(with: Data(register.body)) as? [String: Any],
+                let senderToken = (object["senderToken"] as? [String: Any])?["secret"] as? String
+            else { throw Failure("POST /v1/domains answered \(register.status)") }
+            let driver = LoadDriver(group: group, httpPort: server.httpPort, lmtpPort: server.lmtpPort)
+            _ = await driver.run(corpus: corpus, token: senderToken, httpConnections: 2, lmtpSessions: 2, duration: .seconds(1.5))
+
+            var rates: [Bool: [Double]] = [false: [], true: []]
+            var latencies: [Int64] = []
+            var deliveredDuringPhases = 0
+            var changesInPhases = 0
+            for round in 0..<rounds {
+                for subscribed in [false, true] {
+                    var hooks: [Int] = []
+                    if subscribed {
+                        for index in 0..<Self.subscriptions {
+                            let added = try await control.request(
+                                .POST, "/v1/webhooks", token: adminToken,
+                                json: ["url": "https://booking.example.test:\(receiver.port)/hook/\(index)"])
+                            guard added.status == 201,
+                                let hook = (try JSONSerialization.jsonObject(with: Data(added.body)) as? [String: Any])?["webhook"]
+                                    as? [String: Any], let id = hook["id"] as? Int
+                            else { throw Failure("POST /v1/webhooks answered \(added.status): \(added.text)") }
+                            hooks.append(id)
+                        }
+                    }
+                    receiver.reset()
+                    let started = Date()
+                    let load = await driver.run(
+                        corpus: corpus, token: senderToken, httpConnections: connections, lmtpSessions: connections,
+                        duration: .seconds(seconds))
+                    let ended = Date()
+                    let acknowledged = (load.http.sent + load.lmtp.sent).filter(\.outcome.isAcknowledged).count
+                    let rate = Double(acknowledged) / load.elapsed.seconds
+                    rates[subscribed, default: []].append(rate)
+                    var line = String(
+                        format: "round %d, %d subscriptions: %.0f emails/s (%d in %.1f s)", round + 1,
+                        subscribed ? Self.subscriptions : 0, rate, acknowledged, load.elapsed.seconds)
+                    if subscribed {
+                        // Every change of the phase reaches each subscription: wait for the backlog, then read the delays.
+                        let expected = acknowledged * Self.subscriptions
+                        let during = receiver.count(before: ended)
+                        let drained = await receiver.waitFor(atLeast: expected, timeout: .seconds(120))
+                        let phase = receiver.delays(from: started)
+                        latencies += phase
+                        deliveredDuringPhases += during
+                        changesInPhases += expected
+                        let sorted = Latencies(phase)
+                        line += String(
+                            format: "; %d deliveries (%d during the phase%@), latency p50 %.0f ms, p99 %.0f ms",
+                            phase.count, during, drained ? "" : ", NOT all drained", sorted.percentile(0.5) * 1e3,
+                            sorted.percentile(0.99) * 1e3)
+                        for id in hooks { _ = try await control.request(.DELETE, "/v1/webhooks/\(id)", token: adminToken) }
+                    }
+                    report(line)
+                }
+            }
+            let without = rates[false, default: []].reduce(0, +) / Double(max(1, rounds))
+            let with = rates[true, default: []].reduce(0, +) / Double(max(1, rounds))
+            let ratio = with / max(without, 1)
+            let all = Latencies(latencies)
+            report(
+                String(
+                    format: "publish: %.0f emails/s with %d subscriptions vs %.0f without: %.1f%% (target >= %.0f%%: %@)",
+                    with, Self.subscriptions, without, ratio * 100, Self.targetRatio * 100,
+                    ratio >= Self.targetRatio ? "met" : "NOT met"))
+            report(
+                String(
+                    format: "  delivery from the change's time to the receiver: p50 %.0f ms, p99 %.0f ms, max %.0f ms over %d deliveries (%d of %d during the load)",
+                    all.percentile(0.5) * 1e3, all.percentile(0.99) * 1e3, all.maximum * 1e3, latencies.count,
+                    deliveredDuringPhases, changesInPhases))
+            let status = await server.stop()
+            report("  stopped with SIGTERM: exit status \(status)")
+        } catch {
+            await server.killHard()
+            try? await receiver.close()
+            try? await group.shutdownGracefully()
+            throw BenchFailure("publish: \(error); server log: \(server.logPath)")
+        }
+        try? await receiver.close()
+        try? await group.shutdownGracefully()
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
+
+/// The receiving end: an HTTPS/1.1 server on 127.0.0.1 that answers every POST 204 and notes, per `webhook-id`, when
+/// it arrived and the change's `time` from the CloudEvent body.
+final class WebhookSink: Sendable {
+    struct Arrival: Sendable {
+        var arrived: Date
+        var changed: Date
+    }
+
+    let channel: any Channel
+    let port: Int
+    private let arrivals = Mutex<[Arrival]>([])
+
+    private init(channel: any Channel, port: Int) {
+        self.channel = channel
+        self.port = port
+    }
+
+    static func start(group: any EventLoopGroup, certificate: String, key: String) async throws -> WebhookSink {
+        let configuration = TLSConfiguration.makeServerConfiguration(
+            certificateChain: try NIOSSLCertificate.fromPEMFile(certificate).map { .certificate($0) },
+            privateKey: .privateKey(try NIOSSLPrivateKey(file: key, format: .pem)))
+        let context = try NIOSSLContext(configuration: configuration)
+        let sink = Mutex<WebhookSink?>(nil)
+        let channel = try await ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context))
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline()
+                    try channel.pipeline.syncOperations.addHandler(Handler(record: { sink.withLock { $0 }?.note($0) }))
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        let made = WebhookSink(channel: channel, port: channel.localAddress?.port ?? 0)
+        sink.withLock { $0 = made }
+        return made
+    }
+
+    func note(_ arrival: Arrival) { arrivals.withLock { $0.append(arrival) } }
+    func reset() { arrivals.withLock { $0.removeAll() } }
+    func count(before: Date) -> Int { arrivals.withLock { $0.filter { $0.arrived <= before }.count } }
+
+    /// Nanoseconds from each change's time to its arrival, for changes made at or after `start`.
+    func delays(from start: Date) -> [Int64] {
+        arrivals.withLock { list in
+            list.filter { $0.changed >= start.addingTimeInterval(-0.001) }.map {
+                Int64($0.arrived.timeIntervalSince($0.changed) * 1e9)
+            }
+        }
+    }
+
+    func waitFor(atLeast count: Int, timeout: Duration) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if arrivals.withLock({ $0.count }) >= count { return true }
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+        return false
+    }
+
+    func close() async throws { try await channel.close() }
+
+    private final class Handler: ChannelInboundHandler {
+        typealias InboundIn = HTTPServerRequestPart
+        typealias OutboundOut = HTTPServerResponsePart
+
+        let record: @Sendable (Arrival) -> Void
+        var body = ByteBuffer()
+
+        init(record: @escaping @Sendable (Arrival) -> Void) { self.record = record }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            switch unwrapInboundIn(data) {
+            case .head: body.clear()
+            case .body(var part): body.writeBuffer(&part)
+            case .end:
+                let arrived = Date()
+                if let object = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any],
+                    let time = object["time"] as? String,
+                    let changed = try? Date(time, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+                {
+                    record(Arrival(arrived: arrived, changed: changed))
+                }
+                var headers = HTTPHeaders()
+                headers.add(name: "Content-Length", value: "0")
+                context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .noContent, headers: headers))), promise: nil)
+                context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+            }
+        }
+
+        func errorCaught(context: ChannelHandlerContext, error: any Error) {
+            context.close(promise: nil)
+        }
+    }
+}
