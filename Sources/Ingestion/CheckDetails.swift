@@ -59,7 +59,7 @@ package struct CheckDetails: Codable, Sendable, Hashable {
     package struct Registration: Codable, Sendable, Hashable {
         /// The registered domain (the source domain or a parent of it); nil when none is registered.
         package var domain: String?
-        /// approved, pending, revoked, or not-registered.
+        /// pending, verified, approved, suspended, or not-registered.
         package var status: String
     }
 

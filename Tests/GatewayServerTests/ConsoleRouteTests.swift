@@ -444,6 +444,52 @@ struct ConsoleRouteTests {
         }
     }
 
+    /// The tester's details are the API's: `POST /v1/check/messages` answers them (as `gateway check --json` prints
+    /// them), and nothing is stored or logged.
+    @Test func theAPIsCheckCarriesTheTestersDetails() async throws {
+        let fixture = try await ServerFixture()
+        try await fixture.test { client in
+            let sender = try await RouteTests.register("skyways.example", client)
+            let valid = try ServerFixture.example("flight-two-passengers.eml")
+            let answer = try await client.call(.post, "/v1/check/messages", token: sender, body: valid)
+            #expect(answer.status == .ok)
+            let check = try #require(answer.object["check"] as? [String: Any])
+            let authentication = try #require(check["authentication"] as? [String: Any])
+            #expect(authentication["organizationalDomain"] as? String == "skyways.example")
+            #expect(authentication["signedRecipients"] as? [String] == [Self.eva, "tom@guest.example.net"])
+            let signature = try #require((authentication["signatures"] as? [[String: Any]])?.first)
+            #expect(signature["domain"] as? String == "skyways.example" && signature["selector"] as? String == "sel1")
+            #expect(signature["algorithm"] as? String == "rsa-sha256" && signature["keyBits"] as? Int == 2048)
+            #expect(signature["result"] as? String == "pass" && signature["aligned"] as? Bool == true)
+            let registration = try #require(check["registration"] as? [String: Any])
+            #expect(registration["domain"] as? String == "skyways.example" && registration["status"] as? String == "approved")
+            #expect((check["underFlags"] as? [[String: Any]])?.count == 3)
+            let items = try #require(answer.object["items"] as? [[String: Any]])
+            let details = try #require(items.first?["details"] as? [String: Any])
+            let card = try #require(details["card"] as? [String: Any])
+            #expect(card["title"] as? String == "Flight UA110 SFO → JFK")
+            let start = try #require(card["start"] as? [String: Any])
+            #expect(start["local"] as? String == "2027-03-04 20:15" && start["utc"] as? String == "2027-03-05 04:15 UTC")
+            let bars = try #require(details["requirements"] as? [[String: Any]])
+            #expect(bars.compactMap { $0["consumer"] as? String }.sorted() == ["Apple", "Gmail"])
+            #expect(bars.allSatisfy { $0["meets"] as? Bool == true })
+
+            // A broken copy: the refusal names its header and says what to do.
+            let broken = Array(
+                String(decoding: valid, as: UTF8.self).replacingOccurrences(
+                    of: "Trip RXJ34P, two passengers", with: "Trip RXJ34P, three passengers"
+                ).utf8)
+            let refused = try await client.call(.post, "/v1/check/messages", token: sender, body: broken)
+            let refusals = try #require((refused.object["check"] as? [String: Any])?["refusals"] as? [[String: Any]])
+            let dkim = try #require(refusals.first { $0["code"] as? String == "dkim.body-hash-mismatch" })
+            #expect(dkim["at"] as? String == "DKIM-Signature (d=skyways.example, s=sel1)")
+            #expect((dkim["hint"] as? String)?.isEmpty == false)
+
+            #expect(try await fixture.store.listAll(limit: 10).isEmpty)
+            #expect(try await fixture.store.entries(matching: DecisionLogQuery()).isEmpty)
+        }
+    }
+
     static func rowIDs(_ html: String) -> [Int64] {
         html.components(separatedBy: "<tr data-id=\"").dropFirst().compactMap { Int64($0.prefix { $0.isNumber }) }
     }
