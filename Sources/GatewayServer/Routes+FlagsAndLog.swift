@@ -189,7 +189,8 @@ extension GatewayServices {
         let pseudonyms = try await storeCall { try await self.pseudonyms() }
         let registry = ingestor.registry
         var covering: [String: String?] = [:]
-        var own: [LogEntryView] = []
+        var own: [DecisionLogEntry] = []
+        var owners: Set<OwnerAddress> = []
         for entry in entries {
             guard let source = entry.sourceDomain else { continue }
             if covering[source] == nil {
@@ -199,8 +200,13 @@ extension GatewayServices {
                 covering[source] = .some(registration?.domain)
             }
             guard case .some(.some(let registered)) = covering[source], registered == token.subject else { continue }
-            own.append(LogEntryView(entry) { pseudonyms.pseudonym(of: $0, forDomain: token.subject) })
+            own.append(entry)
+            owners.formUnion(entry.owners)
+            owners.formUnion(entry.reservations.compactMap(\.owner))
         }
-        return own
+        // Each owner's pseudonym once per page (a page of one owner's mail names the same owner 50 times).
+        let named = Dictionary(
+            uniqueKeysWithValues: owners.map { ($0, pseudonyms.pseudonym(of: $0, forDomain: token.subject)) })
+        return own.map { LogEntryView($0) { named[$0] ?? pseudonyms.pseudonym(of: $0, forDomain: token.subject) } }
     }
 }
