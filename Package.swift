@@ -232,7 +232,7 @@ let package = Package(
         .testTarget(
             name: "StoreTests",
             dependencies: [
-                "Store", "SQLiteStore", "PostgresStore", "InMemoryStore", "TestSupport",
+                "Store", "SQLiteStore", "PostgresStore", "InMemoryStore", "Reservations", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictSettings

@@ -42,6 +42,8 @@ package struct AdmissionDecision: Sendable {
     ///   - owners: the owners given (`--owner`, LMTP RCPT TO); empty means the signed To and Cc addresses.
     ///   - registration: the registry entry covering the source domain, if any.
     ///   - markupInUnsignedTail: true when the part of the body outside `l=` holds markup.
+    ///   - listsEveryReservation: false when a limit cut the document's reservations short: then no booking in it is
+    ///     listed whole, and nothing stored is superseded.
     ///   - requireOwner: false for a dry run, which decides without an owner and stores nothing.
     ///   - documentTime: when the document says it was written, for a page (its `dateModified`, else the fetch
     ///     time); an email's comes from its authentication (``EmailAuthentication/senderTime``). The reservation's
@@ -57,6 +59,7 @@ package struct AdmissionDecision: Sendable {
         flags: ActiveFlags,
         policy: Policy,
         markupInUnsignedTail: Bool = false,
+        listsEveryReservation: Bool = true,
         requireOwner: Bool = true,
         documentTime: SenderTime? = nil,
         organizationalDomain: DomainName? = nil,
@@ -161,6 +164,17 @@ package struct AdmissionDecision: Sendable {
         let vouchingDomain = registration?.status == .approved || !marks.isEmpty ? registration?.domain : nil
         let links = (linkDomain ?? sourceDomain).map { LinkPolicy(organizationalDomain: $0, hosts: registration?.trust.hosts ?? []) }
         let sourceRefusal = codes
+        // A booking the document evidently lists whole (and not cut short by a limit) supersedes its stored parts it
+        // no longer lists (MARKUP.md, "Re-bookings").
+        var wholeBookings: [String: BookingParts] = [:]
+        if listsEveryReservation {
+            for listing in BookingListing.listings(of: resolutions) where listing.listsWholeBooking {
+                wholeBookings[listing.containerReference] = BookingParts(
+                    itemReferences: listing.parts.map(\.itemReference), passengers: listing.passengers,
+                    parts: resolutions.compactMap(\.reservation)
+                        .filter { $0.containerReference == listing.containerReference }.compactMap(PartIdentity.init))
+            }
+        }
         let items: [Item] = resolutions.map { original in
             // Links the policy does not keep leave the markup here, before anything is stored or reported.
             let (resolution, linkWarnings) = links?.apply(to: original) ?? (original, [])
@@ -183,7 +197,8 @@ package struct AdmissionDecision: Sendable {
                 IncomingReservation(
                     admitted: reservation, normalized: resolution.normalized, owner: owner,
                     sourceDomain: vouchingDomain ?? domain.ascii, senderTime: senderTime, flags: flagNames,
-                    source: sourceDescription, warnings: warnings)
+                    source: sourceDescription, warnings: warnings,
+                    bookingParts: reservation.containerReference.flatMap { wholeBookings[$0] })
             }
             return Item(resolution: resolution, itemReference: reference, admitted: incoming, codes: [])
         }

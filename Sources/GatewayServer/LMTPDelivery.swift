@@ -137,7 +137,9 @@ struct LMTPDelivery: LMTPDeliveryHandler {
         switch report.verdict {
         case .admitted, .partial:
             var counts: [String: Int] = [:]
-            for item in report.items where item.codes.isEmpty { counts[item.outcome, default: 0] += 1 }
+            for item in report.items where item.codes.isEmpty || item.isSuperseded {
+                counts[item.isSuperseded ? "superseded" : item.outcome, default: 0] += 1
+            }
             let summary = counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
             let refused = report.verdict == .partial ? "; some refused: \(codes)" : ""
             return LMTPReply(code: 250, enhancedCode: "2.0.0", text: "admitted: \(summary)\(refused)\(log)")
@@ -160,7 +162,7 @@ struct LMTPDelivery: LMTPDeliveryHandler {
     /// once, without property paths (a reply line is short).
     static func refusalCodes(_ report: IngestionReport) -> [String] {
         var seen = Set<String>()
-        return (report.codes + report.items.flatMap(\.codes)).map(GatewayMetrics.stableCode).filter { seen.insert($0).inserted }
+        return (report.codes + report.items.filter { !$0.isSuperseded }.flatMap(\.codes)).map(GatewayMetrics.stableCode).filter { seen.insert($0).inserted }
     }
 
     /// The task's result, or nil once `deadline` passes (the task keeps running). Awaiting a task's result cannot be

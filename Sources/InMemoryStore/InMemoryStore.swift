@@ -249,7 +249,7 @@ package final class InMemoryStore: ManagedStore {
         let now = self.now()
         let (stored, recordsChanges) = try transaction { state in
             let plans = try reservations.map { try Self.apply($0, now: now, channel: decision.channel, to: &state) }
-            let stored = Self.append(decision.recording(plans.map(\.outcome), of: reservations), to: &state)
+            let stored = Self.append(decision.recording(plans, of: reservations), to: &state)
             if let spoolID { state.spool.removeAll { $0.id == spoolID } }
             return (stored, plans.contains(where: \.recordsChanges))
         }

@@ -21,6 +21,10 @@ package struct IngestionReport: Sendable, Codable, Hashable {
         /// In a dry run: the card a calendar would show, every diagnostic with its property path, and the bars
         /// other consumers publish. Nil otherwise.
         package var details: ItemDetails?
+
+        /// Whether this is a stored record a re-booking marked cancelled (``LifecyclePlan/supersededCode``), not an
+        /// item of the document.
+        package var isSuperseded: Bool { codes == [LifecyclePlan.supersededCode] }
     }
 
     package var source: String

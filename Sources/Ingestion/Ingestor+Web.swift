@@ -67,7 +67,9 @@ extension Ingestor {
         var diagnostics: [String] = []
         let graph = await extract(page.body, kind: .html, diagnostics: &diagnostics)
         diagnostics += graph.diagnostics.filter { $0.severity == .error }.map { "\($0.code)\($0.path.isEmpty ? "" : " \($0.path)")" }
-        let resolutions = Array(resolver.resolve(graph).prefix(environment.policy.limits.maxReservationsPerDocument))
+        let document = resolver.resolveDocument(graph)
+        let limit = environment.policy.limits.maxReservationsPerDocument
+        let resolutions = Array(document.resolutions.prefix(limit))
         // The page's host is checked as a registered domain's name is: a look-alike (also as A-labels) or an IP
         // address is refused with the registry's code, whatever the flags.
         let host: DomainName
@@ -91,13 +93,14 @@ extension Ingestor {
         let policy = environment.policy
         let documentTime = Self.pageTime(of: graph) ?? SenderTime(fetchedAt, source: .fetchTime)
         let organizationalDomain = environment.publicSuffixes.organizationalDomain(of: host)
+        let listsEveryReservation = document.listsEveryReservation(within: limit)
         let decide = { (flags: ActiveFlags) in
             AdmissionDecision(
                 source: .web(
                     host: host, finalURL: page.finalURL.absoluteString, verified: page.usedTLS && page.certificateVerified),
                 resolutions: resolutions, owners: owners, registration: registration, flags: flags, policy: policy,
-                requireOwner: !dryRun, documentTime: documentTime, organizationalDomain: organizationalDomain,
-                now: fetchedAt, sourceDescription: source)
+                listsEveryReservation: listsEveryReservation, requireOwner: !dryRun, documentTime: documentTime,
+                organizationalDomain: organizationalDomain, now: fetchedAt, sourceDescription: source)
         }
         var report = try await record(
             decide(active), source: source, displaySource: url.absoluteString, channel: .web,

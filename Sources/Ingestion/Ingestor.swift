@@ -108,7 +108,8 @@ package struct Ingestor: Sendable {
         diagnostics += graph.diagnostics.filter { $0.severity == .error }.map { "\($0.code)\($0.path.isEmpty ? "" : " \($0.path)")" }
 
         // Resolve, then admit.
-        let resolutions = Array(resolver.resolve(graph).prefix(policy.limits.maxReservationsPerDocument))
+        let document = resolver.resolveDocument(graph)
+        let resolutions = Array(document.resolutions.prefix(policy.limits.maxReservationsPerDocument))
         // Mail that carries no markup — no reservation, no broken markup, no extraction failure — is answered and
         // counted, never logged: nothing of its identity (Message-ID, addresses, subject) is kept (issue 15).
         if !dryRun && resolutions.isEmpty && !markupInUnsignedTail && diagnostics.isEmpty {
@@ -118,11 +119,12 @@ package struct Ingestor: Sendable {
         let registration = try await authentication.fromDomain.asyncFlatMap { try await registry.entry(covering: $0) }
         let active = try await flags.active()
         let now = environment.now()
+        let listsEveryReservation = document.listsEveryReservation(within: policy.limits.maxReservationsPerDocument)
         let decide = { (flags: ActiveFlags) in
             AdmissionDecision(
                 source: .email(authentication), resolutions: resolutions, owners: owners, registration: registration,
-                flags: flags, policy: policy, markupInUnsignedTail: markupInUnsignedTail, now: now,
-                sourceDescription: authentication.messageID ?? source)
+                flags: flags, policy: policy, markupInUnsignedTail: markupInUnsignedTail,
+                listsEveryReservation: listsEveryReservation, now: now, sourceDescription: authentication.messageID ?? source)
         }
         var report = try await record(
             decide(active), source: authentication.messageID ?? source, displaySource: source, channel: channel,
@@ -179,6 +181,7 @@ package struct Ingestor: Sendable {
         let admitted = decision.items.flatMap(\.admitted)
 
         var outcomes: [String: (String, Int?)] = [:]
+        var superseded: [ReservationOutcomeRecord] = []
         if !dryRun {
             var entry = DecisionLogEntry(
                 time: environment.now(), channel: channel, sourceDomain: decision.sourceDomain?.ascii, source: source,
@@ -202,8 +205,9 @@ package struct Ingestor: Sendable {
                 if spoolID != nil { report.spoolID = nil }
             }
             report.logID = entry.id
+            superseded = entry.reservations.filter { $0.codes.contains(LifecyclePlan.supersededCode) }
             for record in entry.reservations {
-                guard let outcome = record.outcome else { continue }
+                guard let outcome = record.outcome, !record.codes.contains(LifecyclePlan.supersededCode) else { continue }
                 let version: Int? = if case .updated(let version) = outcome { version } else { nil }
                 let previous = outcomes[record.itemReference]
                 // One item, several owners: report the most significant outcome.
@@ -224,7 +228,24 @@ package struct Ingestor: Sendable {
                 warnings: item.resolution.diagnostics.filter { $0.severity == .warning }.map(\.code.rawValue),
                 details: dryRun ? ItemDetails(item.resolution) : nil)
         }
+        report.items += Self.supersededItems(in: superseded)
         return report
+    }
+
+    /// The records a re-booking superseded, one report item per record (several owners: one item naming them all).
+    static func supersededItems(in records: [ReservationOutcomeRecord]) -> [IngestionReport.Item] {
+        var order: [String] = []
+        var owners: [String: [OwnerAddress]] = [:]
+        for record in records {
+            if owners[record.itemReference] == nil { order.append(record.itemReference) }
+            if let owner = record.owner { owners[record.itemReference, default: []].append(owner) }
+        }
+        return order.map { reference in
+            IngestionReport.Item(
+                kind: nil, containerReference: nil, itemReference: reference,
+                summary: "\(reference): no longer in the booking, superseded by this confirmation", outcome: "cancelled",
+                version: nil, owners: owners[reference] ?? [], codes: [LifecyclePlan.supersededCode], warnings: [])
+        }
     }
 
     /// A document refused before authentication (too large, not a message, a page not fetched).

@@ -88,7 +88,7 @@ extension PostgresStore {
                             item, now: request.now, channel: request.decision.channel, on: connection, logger: logger))
                 }
                 let stored = try await Self.insert(
-                    request.decision.recording(plans.map(\.outcome), of: request.reservations), on: connection,
+                    request.decision.recording(plans, of: request.reservations), on: connection,
                     logger: logger)
                 if let spoolID = request.spoolID {
                     try await connection.query("DELETE FROM spooled_message WHERE id = \(spoolID)", logger: logger)

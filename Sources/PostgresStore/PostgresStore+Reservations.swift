@@ -107,7 +107,7 @@ extension PostgresStore {
             WHERE owner = \(reads.owner.address) AND source_domain = \(reads.sourceDomain)
                 AND (item_reference = \(reads.itemReference)
                     OR (container_reference = \(reads.containerReference)
-                        AND (\(reads.wholeContainer) OR is_minimal_cancellation)))
+                        AND (\(reads.wholeContainer) OR is_minimal_cancellation OR item_reference = container_reference)))
             """, on: connection, logger: logger
         ).map(storedVersion)
         let plan = ReservationLifecycle.plan(for: item, state: reads.state(from: records), now: now, channel: channel)

@@ -56,10 +56,14 @@ package struct BookingListing: Sendable, Hashable, Codable {
         self.containerReference = containerReference
         self.parts = parts
         self.verdict = verdict
+        self.passengers = []
     }
 
+    /// Every passenger (``Reservation/passengerKey``) the listed parts name.
+    package var passengers: [String]
+
     /// The listing of each container the resolutions name, in the order first seen.
-    static func listings(of resolutions: [Resolution]) -> [BookingListing] {
+    package static func listings(of resolutions: [Resolution]) -> [BookingListing] {
         var order: [String] = []
         var members: [String: [Resolution]] = [:]
         for resolution in resolutions {
@@ -72,7 +76,13 @@ package struct BookingListing: Sendable, Hashable, Codable {
             let parts = listed.compactMap { resolution in
                 resolution.reservation.map { Part(itemReference: $0.itemReference ?? container, partKey: $0.partKey) }
             }
-            return BookingListing(containerReference: container, parts: parts, verdict: verdict(of: listed))
+            var listing = BookingListing(containerReference: container, parts: parts, verdict: verdict(of: listed))
+            var passengers: [String] = []
+            for reservation in listed.compactMap(\.reservation) where !passengers.contains(reservation.passengerKey) {
+                passengers.append(reservation.passengerKey)
+            }
+            listing.passengers = passengers
+            return listing
         }
     }
 
@@ -110,10 +120,18 @@ package struct BookingListing: Sendable, Hashable, Codable {
         var passengers = Set<String>()
         for trip in trips {
             guard let leg = trip.partKey else { continue }
-            let passenger = (trip.underName ?? trip.tickets.first?.underName).map(ReservationIdentity.normalized) ?? ""
+            let passenger = trip.passengerKey
             passengers.insert(passenger)
             legs[leg, default: []].insert(passenger)
         }
         return legs.values.allSatisfy { $0 == passengers }
+    }
+}
+
+extension Reservation {
+    /// Whom the reservation is for, normalized as identities are (case, accents, spacing): the `underName`, else the
+    /// first ticket's; empty when neither names anyone. What tells one passenger's parts of a booking from another's.
+    package var passengerKey: String {
+        (underName ?? tickets.first?.underName).map(ReservationIdentity.normalized) ?? ""
     }
 }

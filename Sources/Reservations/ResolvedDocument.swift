@@ -18,6 +18,12 @@ package struct ResolvedDocument: Sendable, Hashable, Codable {
     /// call, from `resolutions`: read it once.
     package var bookings: [BookingListing] { BookingListing.listings(of: resolutions) }
 
+    /// Whether every reservation of the document is in ``resolutions`` and at most `limit` of them: no limit cut it
+    /// short, so a booking it lists whole is the whole booking.
+    package func listsEveryReservation(within limit: Int) -> Bool {
+        resolutions.count <= limit && !diagnostics.contains { $0.code == .limitExceeded }
+    }
+
     /// The listing of the booking `containerReference`, if the document lists it.
     package func booking(_ containerReference: String) -> BookingListing? {
         bookings.first { $0.containerReference == containerReference }

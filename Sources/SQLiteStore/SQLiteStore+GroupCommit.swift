@@ -42,7 +42,7 @@ extension SQLiteStore {
         let plans = try request.reservations.map {
             try apply($0, now: request.now, channel: request.decision.channel, in: db)
         }
-        let stored = try insert(request.decision.recording(plans.map(\.outcome), of: request.reservations), in: db)
+        let stored = try insert(request.decision.recording(plans, of: request.reservations), in: db)
         if let spoolID = request.spoolID {
             try db.cachedStatement(sql: "DELETE FROM spooled_message WHERE id = ?").execute(arguments: [spoolID])
         }

@@ -95,7 +95,8 @@ extension SQLiteStore {
                 sql: """
                     SELECT \(StoreSQLNames.versionColumns) FROM reservation
                     WHERE owner = ? AND source_domain = ?
-                        AND (item_reference = ? OR (container_reference = ? AND (? OR is_minimal_cancellation)))
+                        AND (item_reference = ? OR (container_reference = ?
+                            AND (? OR is_minimal_cancellation OR item_reference = container_reference)))
                     """),
             arguments: [
                 reads.owner.address, reads.sourceDomain, reads.itemReference, reads.containerReference,

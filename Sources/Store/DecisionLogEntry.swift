@@ -67,14 +67,21 @@ package struct DecisionLogEntry: Codable, Hashable, Sendable, Identifiable {
 
 extension DecisionLogEntry {
     /// This entry with the outcome of each of `reservations` appended (the owner and item named, with the item's
-    /// warnings), in order: what
-    /// every backend's `ingest` writes to the log, in the transaction that applied them.
-    package func recording(_ outcomes: [LifecycleOutcome], of reservations: [IncomingReservation]) -> DecisionLogEntry {
+    /// warnings), in order, each followed by the records its plan superseded (cancelled, with
+    /// ``LifecyclePlan/supersededCode``): what every backend's `ingest` writes to the log, in the transaction that
+    /// applied them.
+    package func recording(_ plans: [LifecyclePlan], of reservations: [IncomingReservation]) -> DecisionLogEntry {
         var entry = self
-        for (item, outcome) in zip(reservations, outcomes) {
+        for (item, plan) in zip(reservations, plans) {
             entry.reservations.append(
                 ReservationOutcomeRecord(
-                    itemReference: item.itemReference, owner: item.owner, outcome: outcome, codes: item.warnings))
+                    itemReference: item.itemReference, owner: item.owner, outcome: plan.outcome, codes: item.warnings))
+            for superseded in plan.superseded {
+                entry.reservations.append(
+                    ReservationOutcomeRecord(
+                        itemReference: superseded, owner: item.owner, outcome: .cancelled(count: 1),
+                        codes: [LifecyclePlan.supersededCode]))
+            }
         }
         return entry
     }

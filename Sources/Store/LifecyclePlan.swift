@@ -24,7 +24,8 @@ package struct LifecycleState: Sendable {
     /// The record at the incoming item's key, if any.
     package var current: StoredVersion?
     /// The records of the incoming item's container reference for the same owner and source domain that
-    /// ``LifecycleReads/wholeContainer`` asks for (all of them, or its minimal cancellations), ordered by id.
+    /// ``LifecycleReads/wholeContainer`` asks for (all of them, or its minimal cancellations and its one-part record:
+    /// the one whose item reference is the booking number), ordered by id.
     package var container: [StoredVersion]
 
     package init(current: StoredVersion?, container: [StoredVersion]) {
@@ -35,7 +36,8 @@ package struct LifecycleState: Sendable {
 
 /// What the backend reads for one incoming item, in one indexed query: the records of `owner` from `sourceDomain`
 /// whose item reference is `itemReference`, and those whose container reference is `containerReference` (every one
-/// when `wholeContainer`, else only the minimal cancellations kept there).
+/// when `wholeContainer`, else only the minimal cancellations kept there and the record whose item reference is the
+/// booking number, which a one-part document makes and a later document may name by its part).
 package struct LifecycleReads: Hashable, Sendable {
     package var owner: OwnerAddress
     package var sourceDomain: String
@@ -49,7 +51,8 @@ package struct LifecycleReads: Hashable, Sendable {
     /// Whether `record` (of this owner and domain) is one of the records these reads ask for.
     package func wants(itemReference: String, containerReference: String, isMinimalCancellation: Bool) -> Bool {
         itemReference == self.itemReference
-            || (containerReference == self.containerReference && (wholeContainer || isMinimalCancellation))
+            || (containerReference == self.containerReference
+                && (wholeContainer || isMinimalCancellation || itemReference == containerReference))
     }
 
     /// Sorts what the backend read into the rules' input.
@@ -58,7 +61,7 @@ package struct LifecycleReads: Hashable, Sendable {
             current: records.first { $0.itemReference == itemReference },
             container: records.filter {
                 $0.content.containerReference == containerReference
-                    && (wholeContainer || $0.content.isMinimalCancellation)
+                    && (wholeContainer || $0.content.isMinimalCancellation || $0.itemReference == containerReference)
             }.sorted { $0.id < $1.id })
     }
 }
@@ -73,10 +76,18 @@ package struct LifecycleReads: Hashable, Sendable {
 package struct LifecyclePlan: Hashable, Sendable {
     package var writes: [LifecycleWrite]
     package var outcome: LifecycleOutcome
+    /// The item references of the records of the booking this plan marks cancelled because the incoming
+    /// confirmation lists the whole booking without them (re-booked: ``ReservationLifecycle``). Reported in the
+    /// decision log beside the incoming item, with the code ``supersededCode``.
+    package var superseded: [String]
 
-    package init(writes: [LifecycleWrite] = [], outcome: LifecycleOutcome) {
+    /// The code written beside each record a re-booking superseded.
+    package static let supersededCode = "lifecycle.superseded"
+
+    package init(writes: [LifecycleWrite] = [], outcome: LifecycleOutcome, superseded: [String] = []) {
         self.writes = writes
         self.outcome = outcome
+        self.superseded = superseded
     }
 
     /// Whether executing it appends change events (the feed's readers are then woken once it commits).

@@ -40,7 +40,8 @@ extension IncomingReservation {
     /// ``ReservationContent/init(admitted:normalized:senderTime:flags:source:)``).
     package init(
         admitted reservation: Reservation, normalized: JSONValue, owner: OwnerAddress, sourceDomain: String,
-        senderTime: SenderTime?, flags: [String], source: String, warnings: [StoredPayload.Warning] = []
+        senderTime: SenderTime?, flags: [String], source: String, warnings: [StoredPayload.Warning] = [],
+        bookingParts: BookingParts? = nil
     ) {
         self.init(
             key: ReservationKey(
@@ -49,6 +50,15 @@ extension IncomingReservation {
             content: ReservationContent(
                 admitted: reservation, normalized: normalized, senderTime: senderTime, flags: flags, source: source,
                 warnings: warnings),
-            warnings: warnings.map(\.code))
+            warnings: warnings.map(\.code), bookingParts: bookingParts, part: PartIdentity(reservation))
+    }
+}
+
+extension PartIdentity {
+    /// The part `reservation` is, or nil when nothing tells its part apart (a minimal cancellation, a reservation
+    /// without the values its kind is told apart by).
+    package init?(_ reservation: Reservation) {
+        guard !reservation.isMinimalCancellation, let key = reservation.partKey else { return nil }
+        self.init(kind: reservation.kind.rawValue, partKey: key, passenger: reservation.passengerKey)
     }
 }

@@ -67,25 +67,72 @@ package struct IncomingReservation: Codable, Hashable, Sendable {
     /// Codes worth the sender's attention (a link dropped from the markup), written beside this item's outcome in the
     /// decision log; not part of the stored content.
     package var warnings: [String]
+    /// Every part of this item's booking, when the document it came from evidently lists the whole booking
+    /// (MARKUP.md, "Re-bookings"; `BookingListing`); nil otherwise. A confirmation that carries them supersedes the
+    /// live records of its booking it no longer lists (``ReservationLifecycle``).
+    package var bookingParts: BookingParts?
+    /// Which part of its booking this is, whatever its item reference (nil where nothing tells parts apart): what
+    /// finds the record of the same part when a later document names it differently (a one-leg check-in reminder
+    /// for a leg a two-leg confirmation stored, ``ReservationLifecycle``).
+    package var part: PartIdentity?
 
-    package init(key: ReservationKey, content: ReservationContent, warnings: [String] = []) {
+    package init(
+        key: ReservationKey, content: ReservationContent, warnings: [String] = [], bookingParts: BookingParts? = nil,
+        part: PartIdentity? = nil
+    ) {
         self.key = key
         self.content = content
         self.warnings = warnings
+        self.bookingParts = bookingParts
+        self.part = part
     }
 
-    private enum CodingKeys: String, CodingKey { case key, content, warnings }
+    private enum CodingKeys: String, CodingKey { case key, content, warnings, bookingParts, part }
 
     package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         key = try container.decode(ReservationKey.self, forKey: .key)
         content = try container.decode(ReservationContent.self, forKey: .content)
         warnings = try container.decodeIfPresent([String].self, forKey: .warnings) ?? []
+        bookingParts = try container.decodeIfPresent(BookingParts.self, forKey: .bookingParts)
+        part = try container.decodeIfPresent(PartIdentity.self, forKey: .part)
     }
 
     package var owner: OwnerAddress { key.owner }
     package var sourceDomain: String { key.sourceDomain }
     package var itemReference: String { key.itemReference }
+}
+
+/// The parts of a booking a document lists whole: what a re-booking supersedes the others by.
+package struct BookingParts: Codable, Hashable, Sendable {
+    /// The item reference of each part listed.
+    package var itemReferences: [String]
+    /// Whom the listed parts are for (`Reservation.passengerKey`: normalized names, empty for none). A record for
+    /// someone else is not superseded: some senders write one email per passenger of a booking.
+    package var passengers: [String]
+    /// Each listed part as ``PartIdentity`` (where one tells it apart): a record of that part is listed even under
+    /// another item reference.
+    package var parts: [PartIdentity]
+
+    package init(itemReferences: [String], passengers: [String], parts: [PartIdentity] = []) {
+        self.itemReferences = itemReferences
+        self.passengers = passengers
+        self.parts = parts
+    }
+}
+
+/// One part of a booking as it is told apart from the others whatever the document that names it: its kind, its
+/// part key (`Reservation.partKey`: the leg, the stay, the ticket) and its passenger (`Reservation.passengerKey`).
+package struct PartIdentity: Codable, Hashable, Sendable {
+    package var kind: String
+    package var partKey: String
+    package var passenger: String
+
+    package init(kind: String, partKey: String, passenger: String) {
+        self.kind = kind
+        self.partKey = partKey
+        self.passenger = passenger
+    }
 }
 
 /// The current version of one reservation item, as the store keeps it and calendars read it.

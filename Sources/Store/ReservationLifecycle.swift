@@ -1,4 +1,5 @@
 package import Foundation
+import Reservations
 
 /// The lifecycle rules of DESIGN.md "Identity and lifecycle", once, for every backend: given an incoming item and what
 /// is stored at its key and in its container, ``plan(for:state:now:)`` returns the writes and the outcome. A backend
@@ -16,6 +17,13 @@ package import Foundation
 /// - A minimal cancellation cancels every item of its container reference, from its source domain, for its owner;
 ///   arriving before any of them, it is kept as a cancelled record of its own, and an item of that container that
 ///   is not provably newer is then stale.
+/// - An item with no record at its key is the record of the same part (kind, part key and passenger) stored under
+///   another item reference of its booking, when exactly one is: a one-part document names a part by the booking
+///   number, a document of several parts by longer references, and the part is one reservation either way.
+/// - A confirmation from a document that evidently lists the whole booking (``IncomingReservation/bookingParts``)
+///   supersedes the booking's live records it no longer lists (a passenger moved to another flight): each is marked
+///   cancelled in the same plan, reported as ``LifecyclePlan/superseded``, unless it is newer than the confirmation.
+///   A cancellation never supersedes: a notice that one part is cancelled says nothing about the others.
 /// - Every write a reader of the record can see (a creation, a new version) is followed by a change event in the
 ///   outbox, in the same plan: created, updated, or cancelled when the record became cancelled
 ///   (``LifecycleWrite/recordChange(key:kind:at:channel:)``). A newer sender time alone is not a change.
@@ -25,7 +33,10 @@ package enum ReservationLifecycle {
         LifecycleReads(
             owner: incoming.owner, sourceDomain: incoming.sourceDomain, itemReference: incoming.itemReference,
             containerReference: incoming.content.containerReference,
-            wholeContainer: incoming.content.isMinimalCancellation)
+            wholeContainer: incoming.content.isMinimalCancellation || supersedes(incoming)
+                // A one-part document's item (its item reference is the booking number) may be a part stored under
+                // a longer reference: the booking's records are read to find it.
+                || (incoming.part != nil && incoming.itemReference == incoming.content.containerReference))
     }
 
     /// The writes and the outcome for `incoming`.
@@ -35,6 +46,80 @@ package enum ReservationLifecycle {
     ///   - channel: How the item arrived, for the change events' provenance (nil for a direct `apply`).
     package static func plan(
         for incoming: IncomingReservation, state: LifecycleState, now: Date, channel: IngestionChannel? = nil
+    ) -> LifecyclePlan {
+        // The same part under another item reference (a one-leg reminder for a leg a two-leg confirmation stored, or
+        // the reverse): the update is that record's.
+        var incoming = incoming
+        var state = state
+        if state.current == nil, let part = incoming.part, let record = record(of: part, in: state.container) {
+            incoming.key.itemReference = record.itemReference
+            state.current = record
+        }
+        var plan = itemPlan(for: incoming, state: state, now: now, channel: channel)
+        if supersedes(incoming), plan.outcome != .stale, let parts = incoming.bookingParts {
+            supersede(notIn: parts, by: incoming, of: state.container, now: StoreTime.truncated(now), channel: channel, into: &plan)
+        }
+        return plan
+    }
+
+    /// The one record of `records` that is `part` (its kind, part key and passenger, read from its payload), or nil
+    /// when none or several are.
+    static func record(of part: PartIdentity, in records: [StoredVersion]) -> StoredVersion? {
+        let matches = records.filter {
+            !$0.content.isMinimalCancellation && $0.content.kind == part.kind && Self.part(of: $0) == part
+        }
+        return matches.count == 1 ? matches[0] : nil
+    }
+
+    /// The part a stored record is, from its payload (nil when the payload cannot be read or tells no part apart).
+    static func part(of record: StoredVersion) -> PartIdentity? {
+        (try? JSONDecoder().decode(StoredPayload.self, from: record.content.payload)).flatMap { PartIdentity($0.reservation) }
+    }
+
+    /// Whether `incoming` may supersede parts of its booking: a confirmation (not a cancellation) from a document that
+    /// lists the whole booking.
+    static func supersedes(_ incoming: IncomingReservation) -> Bool {
+        incoming.bookingParts != nil && incoming.content.status != .cancelled && !incoming.content.isMinimalCancellation
+    }
+
+    /// Marks cancelled each live record of the booking that `parts` does not list, for one of the passengers it
+    /// lists, and that is not newer than `incoming` (its payload kept; the status is what changes, as for a minimal
+    /// cancellation). A record whose payload cannot be read is left alone.
+    static func supersede(
+        notIn parts: BookingParts, by incoming: IncomingReservation, of records: [StoredVersion], now: Date,
+        channel: IngestionChannel?, into plan: inout LifecyclePlan
+    ) {
+        let confirmation = incoming.content
+        let listed = Set(parts.itemReferences)
+        let listedParts = Set(parts.parts)
+        let passengers = Set(parts.passengers)
+        for record in records {
+            guard !listed.contains(record.itemReference), record.itemReference != incoming.itemReference,
+                !record.content.isMinimalCancellation, record.content.status != .cancelled,
+                !isOlder(confirmation.senderTime, than: record.content.senderTime),
+                let stored = try? JSONDecoder().decode(StoredPayload.self, from: record.content.payload),
+                passengers.contains(stored.reservation.passengerKey),
+                PartIdentity(stored.reservation).map({ !listedParts.contains($0) }) ?? true
+            else { continue }
+            var written = record.content
+            written.status = .cancelled
+            written.senderTime = confirmation.senderTime ?? record.content.senderTime
+            written.flags = confirmation.flags
+            written.source = confirmation.source
+            let key = ReservationKey(
+                owner: incoming.owner, sourceDomain: incoming.sourceDomain, itemReference: record.itemReference)
+            plan.writes += [
+                .archive(recordID: record.id),
+                .overwrite(recordID: record.id, version: record.version + 1, content: written, at: now, cancelledAt: now),
+                .recordChange(key: key, kind: .cancelled, at: now, channel: channel),
+            ]
+            plan.superseded.append(record.itemReference)
+        }
+    }
+
+    /// The writes and the outcome for `incoming` itself.
+    static func itemPlan(
+        for incoming: IncomingReservation, state: LifecycleState, now: Date, channel: IngestionChannel?
     ) -> LifecyclePlan {
         let now = StoreTime.truncated(now)
         let content = incoming.content

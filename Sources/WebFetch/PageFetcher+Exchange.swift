@@ -144,6 +144,30 @@ extension PageFetcher {
         }
     }
 
+    /// Arms the first-byte and total deadlines of one exchange on `channel`; cancel what it returns when the exchange
+    /// ends. Timers close the channel: whatever the read is waiting for then ends, and `watchdog` says why. NIO
+    /// timers need no task to be cancelled and cannot be outrun by the server.
+    static func armDeadlines(_ deadlines: Deadlines, on channel: any Channel, watchdog: Watchdog) -> ExchangeTimers {
+        ExchangeTimers(
+            firstByte: channel.eventLoop.scheduleTask(deadline: deadlines.firstByte) {
+                if watchdog.fire(.firstByte) { channel.close(promise: nil) }
+            },
+            total: channel.eventLoop.scheduleTask(deadline: deadlines.total) {
+                if watchdog.fire(.total) { channel.close(promise: nil) }
+            })
+    }
+
+    /// The two timers of one exchange.
+    struct ExchangeTimers {
+        var firstByte: Scheduled<Void>
+        var total: Scheduled<Void>
+
+        func cancel() {
+            firstByte.cancel()
+            total.cancel()
+        }
+    }
+
     /// Sends the GET and reads the response within the deadlines and the size limit.
     private func converse(
         over asyncChannel: NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>,
@@ -151,18 +175,8 @@ extension PageFetcher {
     ) async throws(FetchError) -> HopOutcome {
         let channel = asyncChannel.channel
         let watchdog = Watchdog()
-        // Timers close the channel: whatever the read is waiting for then ends, and the watchdog
-        // says why. NIO timers need no task to be cancelled and cannot be outrun by the server.
-        let firstByteTimer = channel.eventLoop.scheduleTask(deadline: deadlines.firstByte) {
-            if watchdog.fire(.firstByte) { channel.close(promise: nil) }
-        }
-        let totalTimer = channel.eventLoop.scheduleTask(deadline: deadlines.total) {
-            if watchdog.fire(.total) { channel.close(promise: nil) }
-        }
-        defer {
-            firstByteTimer.cancel()
-            totalTimer.cancel()
-        }
+        let timers = Self.armDeadlines(deadlines, on: channel, watchdog: watchdog)
+        defer { timers.cancel() }
         var headers = HTTPHeaders()
         headers.add(name: "Host", value: target.hostHeader)
         headers.add(name: "User-Agent", value: configuration.userAgent)
@@ -207,7 +221,7 @@ extension PageFetcher {
                 }
                 guard let head else { preconditionFailure("loop exits only with a head") }
                 guard watchdog.disarmFirstByte() else { throw deadlines.firstByteTimeout(for: target) }
-                firstByteTimer.cancel()
+                timers.firstByte.cancel()
 
                 let status = Int(head.status.code)
                 if Self.redirectStatuses.contains(status) {

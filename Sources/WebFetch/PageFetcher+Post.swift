@@ -64,16 +64,8 @@ extension PageFetcher {
     ) async throws(FetchError) -> PostResponse {
         let channel = asyncChannel.channel
         let watchdog = Watchdog()
-        let firstByteTimer = channel.eventLoop.scheduleTask(deadline: deadlines.firstByte) {
-            if watchdog.fire(.firstByte) { channel.close(promise: nil) }
-        }
-        let totalTimer = channel.eventLoop.scheduleTask(deadline: deadlines.total) {
-            if watchdog.fire(.total) { channel.close(promise: nil) }
-        }
-        defer {
-            firstByteTimer.cancel()
-            totalTimer.cancel()
-        }
+        let timers = Self.armDeadlines(deadlines, on: channel, watchdog: watchdog)
+        defer { timers.cancel() }
         var headers = HTTPHeaders()
         headers.add(name: "Host", value: target.hostHeader)
         headers.add(name: "User-Agent", value: configuration.userAgent)
@@ -110,7 +102,7 @@ extension PageFetcher {
                 }
                 guard let head else { preconditionFailure("loop exits only with a head") }
                 guard watchdog.disarmFirstByte() else { throw deadlines.firstByteTimeout(for: target) }
-                firstByteTimer.cancel()
+                timers.firstByte.cancel()
                 if let length = head.headers.first(name: "content-length").flatMap({ Int($0) }), length > limit {
                     throw Self.answerTooLarge(target, limit: limit)
                 }

@@ -72,8 +72,8 @@ struct AdmissionEndToEndTests {
             #expect(first.summary == "Flight UA110 SFO → JFK")
             #expect(first.status == "CONFIRMED")
             #expect(first.sequence == 0)
-            #expect(first.dtstart == "2027-03-05T04:15:00+00:00")
-            #expect(first.dtend == "2027-03-05T11:30:00+00:00")
+            #expect(first.dtstart == "2027-03-04T20:15:00-08:00")  // in the departure airport's zone (TZID)
+            #expect(first.dtend == "2027-03-05T06:30:00-05:00")
 
             // The same email again: unchanged, still version 1.
             let (again, againStatus) = try await cli.ingest(confirmation)
@@ -105,7 +105,7 @@ struct AdmissionEndToEndTests {
             #expect(second.uid == first.uid)
             #expect(second.sequence == 1)
             #expect(second.status == "CONFIRMED")
-            #expect(second.dtstart == "2027-03-05T05:05:00+00:00")
+            #expect(second.dtstart == "2027-03-04T21:05:00-08:00")
 
             // An older email arriving late (the first confirmation again) is stale, not a rollback.
             let (late, _) = try await cli.ingest(confirmation)
@@ -247,6 +247,63 @@ struct AdmissionEndToEndTests {
             let calendar = try await cli.calendar(owner: Self.eva)
             #expect(calendar.events.map(\.status) == ["CANCELLED"])
             #expect(calendar.events.map(\.uid) == [uid])
+        }
+    }
+
+    @Test("A re-booked trip: the new confirmation lists the whole booking without UA111, which is cancelled as superseded")
+    func rebookingSupersedesTheDroppedLeg() async throws {
+        try await withGateway(senders: [Self.skyways]) { cli, senders, _ in
+            let skyways = try #require(senders["skyways.example"])
+            _ = try await register("skyways.example", cli)
+            func leg(_ number: String, _ day: String, modified: String) -> FlightLeg {
+                FlightLeg(
+                    reservationNumber: "R3B00K", passenger: "Eva Green", ticketNumber: "0162345678901", flightNumber: number,
+                    departure: FlightLeg.jfk, departureTime: "2027-03-\(day)T09:05:00-05:00", arrival: FlightLeg.sfo,
+                    arrivalTime: "2027-03-\(day)T12:30:00-08:00", modifiedTime: modified)
+            }
+            let booked = try await skyways.sign(
+                FlightLeg.email(
+                    [leg("110", "04", modified: "2026-11-04T10:00:00Z"), leg("111", "12", modified: "2026-11-04T10:00:00Z")],
+                    to: ["Eva Green <\(Self.eva)>"], messageID: "R3B00K.1@skyways.example", subject: "Your trip: R3B00K"),
+                cli: cli, name: "booked")
+            let (first, _) = try await cli.ingest(booked)
+            #expect(first.items.map(\.outcome) == ["created", "created"])
+            let dropped = try #require(first.items.last?.itemReference)
+
+            // The passenger was moved from UA111 to UA115 on the 13th: the new confirmation lists the whole booking.
+            let rebooked = try await skyways.sign(
+                FlightLeg.email(
+                    [leg("110", "04", modified: "2026-11-04T10:00:00Z"), leg("115", "13", modified: "2026-11-20T08:00:00Z")],
+                    to: ["Eva Green <\(Self.eva)>"], messageID: "R3B00K.2@skyways.example", subject: "Your new itinerary: R3B00K"),
+                cli: cli, name: "rebooked")
+            let (second, status) = try await cli.ingest(rebooked)
+            #expect(status == 0 && second.verdict == "admitted")
+            let superseded = try #require(second.items.first { $0.itemReference == dropped }, "\(second.items)")
+            #expect(superseded.outcome == "cancelled" && superseded.codes == ["lifecycle.superseded"])
+            #expect(second.items.contains { $0.outcome == "created" && $0.summary.contains("UA115") })
+
+            let stored = try await cli.reservations(owner: Self.eva)
+            #expect(stored.count == 3)
+            #expect(stored.first { $0.itemReference == dropped }?.status == "cancelled")
+            #expect(stored.filter { $0.status == "confirmed" }.map(\.summary).allSatisfy { !$0.contains("UA111") })
+            // The log says why, beside the message that did it.
+            let entry = try #require(try await cli.log(domain: "skyways.example").first { $0.id == second.logID })
+            #expect(entry.reservations.contains { $0.itemReference == dropped && $0.codes == ["lifecycle.superseded"] })
+
+            // A check-in reminder for UA110 alone is not the whole booking: it supersedes nothing (UA115 stays).
+            var reminder = leg("110", "04", modified: "2026-11-21T08:00:00Z")
+            reminder.checkinURL = "https://skyways.example/checkin/R3B00K"
+            let remind = try await skyways.sign(
+                FlightLeg.email([reminder], to: ["Eva Green <\(Self.eva)>"], messageID: "R3B00K.3@skyways.example",
+                                subject: "Check in now"),
+                cli: cli, name: "reminder")
+            let (third, _) = try await cli.ingest(remind)
+            #expect(!third.items.contains { $0.codes.contains("lifecycle.superseded") }, "\(third.items)")
+            // It names UA110 by the booking number alone (a one-part document), and is the same part: UA110's record.
+            #expect(third.items.map(\.outcome) == ["updated"], "\(third.items)")
+            let after = try await cli.reservations(owner: Self.eva)
+            #expect(after.count == 3, "\(after.map(\.itemReference))")
+            #expect(after.filter { $0.status == "cancelled" }.map(\.itemReference) == [dropped])
         }
     }
 

@@ -89,6 +89,8 @@ struct FlightLeg {
     var arrivalTime: String
     var status = "http://schema.org/Confirmed"
     var modifiedTime: String?
+    /// Gmail's `checkinUrl`: a prompt to check in (what makes a one-leg email a check-in reminder).
+    var checkinURL: String?
 
     static let sfo = (code: "SFO", name: "San Francisco International Airport")
     static let jfk = (code: "JFK", name: "John F. Kennedy International Airport")
@@ -100,7 +102,7 @@ struct FlightLeg {
           "@type": "FlightReservation",
           "reservationNumber": "\(reservationNumber)",
           "reservationStatus": "\(status)",\(modifiedTime.map { "\n  \"modifiedTime\": \"\($0)\"," } ?? "")
-          "ticketNumber": "\(ticketNumber)",
+          "ticketNumber": "\(ticketNumber)",\(checkinURL.map { "\n  \"checkinUrl\": \"\($0)\"," } ?? "")
           "underName": {"@type": "Person", "name": "\(passenger)"},
           "reservationFor": {
             "@type": "Flight",

@@ -41,7 +41,7 @@ struct PrefilterEndToEndTests {
             let accepted = try #require(refused.firstIndex { $0.hasPrefix("354") }, "\(refused)")
             #expect(
                 refused.dropFirst(accepted + 1).first?.hasPrefix(
-                    "250 2.0.0 delivered; no reservation admitted: markup.arrival-before-departure; log #") == true,
+                    "250 2.0.0 delivered; no reservation admitted: markup.arrival-impossible; log #") == true,
                 "\(refused)")
 
             let metrics = try await server.metrics()

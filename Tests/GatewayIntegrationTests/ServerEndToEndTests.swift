@@ -325,7 +325,7 @@ struct ServerEndToEndTests {
             #expect(updated.events.count == flights.count + 1)
             #expect(Set(flights.map(\.uid)).isSubset(of: Set(updated.events.map(\.uid))))
             let added = try #require(updated.events.first { !flights.map(\.uid).contains($0.uid) })
-            #expect(added.dtstart == "2026-06-26T06:25:00+00:00", "\(added)")
+            #expect(added.dtstart == "2026-06-26T08:25:00+02:00", "\(added)")
             #expect(added.status == "CONFIRMED")
             #expect(try await server.curl("GET", feed, token: eva, headers: ["If-None-Match: \(newETag)"]).status == 304)
             // Tom's feed did not change.
