@@ -101,7 +101,7 @@ struct ConsoleBrowserTests {
             let passed = run.text.split(separator: "\n").filter { $0.hasPrefix("ok  ") }
             #expect(passed.count >= 40, "only \(passed.count) checks ran:\n\(run.text)")
             #expect(run.text.contains("all browser checks passed"))
-            for name in ["tester-valid", "tester-broken", "tester-hostile", "log", "phone-log", "owner"] {
+            for name in ["tester-valid", "tester-broken", "tester-hostile", "domain", "log", "phone-log", "owner"] {
                 let path = Self.screenshots.appendingPathComponent("\(name).png").path
                 let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
                 #expect(size > 10_000, "no screenshot \(name).png")

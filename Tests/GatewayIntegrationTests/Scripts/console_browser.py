@@ -221,6 +221,16 @@ try:
         return fetch('/console/sign-out', {method: 'POST', body: form}).then(function (r) { return r.status; });""")
     check(status == 403, "a post without the form token answers 403")
 
+    # --- The domain page: its state and the record that proves control -----------------------------------------
+    step = "the domain page"
+    driver.get(base + "/console/domain")
+    page = text()
+    check("skyways.example approved" in page and "_gateway-challenge.skyways.example. IN TXT \"gateway-verification=" in page,
+          "the sender's domain page shows its state and the TXT record to publish")
+    check(len(driver.find_elements(By.XPATH, "//button[normalize-space()='Check the record now']")) == 1,
+          "the domain page offers the record's check")
+    shoot("domain")
+
     # --- The decision log: filter, open an entry, follow new decisions ------------------------------------------
     step = "the log"
     driver.get(base + "/console/log")
@@ -284,13 +294,6 @@ try:
     check("Flight UA110 SFO → JFK" in titles and "Flight UA111 JFK → SFO" in titles, "upcoming reservations as cards")
     check("/calendars/eva%40guest.example.net.ics?token=YOUR-OWNER-TOKEN" in text(), "the calendar subscription address")
     shoot("owner")
-    if config.get("accept"):
-        step = "accept a suggestion"
-        buttons = driver.find_elements(By.CSS_SELECTOR, "form.consent button[value=accepted]")
-        check(len(buttons) >= 1, "a suggested reservation offers Accept")
-        submit("form.consent button[value=accepted]")
-        check("accepted" in driver.find_element(By.CSS_SELECTOR, "article.card .badge").text, "the reservation is accepted")
-        shoot("owner-accepted")
     submit("form.sign-out button")
     check(driver.current_url.endswith("/console/sign-in"), "the owner signs out")
 
