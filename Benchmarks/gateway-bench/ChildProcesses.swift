@@ -156,6 +156,15 @@ enum ChildProcesses {
     /// its own, or keeps it on purpose for a failure's evidence).
     private static let directories = Mutex<Set<String>>([])
 
+    /// Set when a signal stops the bench: from then on the signal handler alone ends the process.
+    private static let stopping = Atomic<Bool>(false)
+
+    /// Waits for the signal handler to end the process when a signal is stopping the bench: the suite, seeing its
+    /// servers die, fails and would otherwise exit while the handler still removes the suites' directories.
+    static func holdIfStopping() {
+        while stopping.load(ordering: .acquiring) { sleep(1) }
+    }
+
     static func removeOnSignal(_ path: String) {
         _ = directories.withLock { $0.insert(path) }
     }
@@ -193,13 +202,23 @@ enum ChildProcesses {
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
             source.setEventHandler {
                 FileHandle.standardError.write(Data("gateway-bench: signal \(number): stopping the servers it started\n".utf8))
+                // Which directories go is decided now, before the servers die: a suite that sees its server gone
+                // fails and keeps its directory as evidence (`keepOnSignal`), which a stopped bench must not.
+                stopping.store(true, ordering: .releasing)
+                let doomedDirectories = directories.withLock { $0 }
                 killAll()
-                // The suite's own threads may still write into a directory while it is removed (a corpus file
-                // appears between the listing and the rmdir): remove it again until it is gone.
-                for path in directories.withLock({ $0 }) {
-                    for _ in 0..<20 where FileManager.default.fileExists(atPath: path) {
+                // The suite's own threads go on a moment after their servers die (they fail, and may open the store
+                // again, which makes its directory anew): remove the directories in rounds until a few in a row find
+                // nothing, by when the suite has failed and waits in `holdIfStopping`.
+                var quietRounds = 0
+                for round in 0..<150 where quietRounds < 5 {
+                    if round > 0 { usleep(20_000) }  // never between the last look and the exit
+                    var found = false
+                    for path in doomedDirectories where FileManager.default.fileExists(atPath: path) {
+                        found = true
                         try? FileManager.default.removeItem(atPath: path)
                     }
+                    quietRounds = found ? 0 : quietRounds + 1
                 }
                 // At once: exit(3) would let the suite's own threads go on (and write into what was just removed)
                 // while it runs the exit handlers.

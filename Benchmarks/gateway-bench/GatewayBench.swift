@@ -96,6 +96,7 @@ struct GatewayBench: AsyncParsableCommand {
 
     func run() async throws {
         ChildProcesses.installCleanup()
+        defer { ChildProcesses.holdIfStopping() }
         let chosen = suites.isEmpty ? Suite.allCases : Suite.allCases.filter(suites.contains)
         do {
             for suite in chosen {

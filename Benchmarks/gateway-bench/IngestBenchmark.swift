@@ -419,6 +419,24 @@ private struct TimedStore: GatewayStore {
     }
     func releaseLease(_ name: String, holder: String) async throws { try await base.releaseLease(name, holder: holder) }
     func leases() async throws -> [JobLease] { try await base.leases() }
+    func decide(_ decision: ConsentDecision, reservation id: Int64, owner: OwnerAddress) async throws -> ConsentChange? {
+        try await base.decide(decision, reservation: id, owner: owner)
+    }
+    func setSenderDecision(_ decision: SenderDecision, domain: String, owner: OwnerAddress) async throws
+        -> SenderPreferenceResult
+    {
+        try await base.setSenderDecision(decision, domain: domain, owner: owner)
+    }
+    func senderPreferences(owner: OwnerAddress) async throws -> [SenderPreference] {
+        try await base.senderPreferences(owner: owner)
+    }
+    func profile(owner: OwnerAddress) async throws -> OwnerProfile? { try await base.profile(owner: owner) }
+    func updateProfile(_ update: OwnerProfileUpdate, owner: OwnerAddress) async throws -> OwnerProfile {
+        try await base.updateProfile(update, owner: owner)
+    }
+    func records(of owner: OwnerAddress) async throws -> OwnerRecords { try await base.records(of: owner) }
+    func forget(_ owner: OwnerAddress) async throws -> ForgetReport { try await base.forget(owner) }
+    func prune(_ cutoffs: RetentionCutoffs) async throws -> PruneReport { try await base.prune(cutoffs) }
     func chargeQuotas(_ charges: [QuotaCharge]) async throws -> QuotaRefusal? {
         try await stopwatch.time { try await base.chargeQuotas(charges) }
     }

@@ -131,6 +131,19 @@ package struct Policy: Codable, Sendable, Hashable {
         package var workerMemoryBytes = 1024 * 1024 * 1024
     }
 
+    /// How long what the gateway holds about people is kept (issue 16), enforced by a sweep that runs once across
+    /// the nodes. 0 keeps that kind of row forever.
+    package struct Retention: Codable, Sendable, Hashable {
+        /// Days after a reservation ends (its end, else its start) before it is removed with its history.
+        package var reservationsAfterEndDays: Double = 30
+        /// Days a decision-log entry is kept.
+        package var decisionLogDays: Double = 30
+        /// Days a message waits in the spool for a decision before it is dropped (as an MTA gives up after 5 days).
+        package var spooledMessagesDays: Double = 5
+        /// How often the sweep runs, in seconds.
+        package var sweepIntervalSeconds: Double = 3600
+    }
+
     package var name = "custom"
     package var description = ""
     package var registration = Registration()
@@ -145,6 +158,7 @@ package struct Policy: Codable, Sendable, Hashable {
     package var verification = Verification()
     package var testMode = TestMode()
     package var quotas = Quotas()
+    package var retention = Retention()
 
     package init() {}
 
@@ -157,6 +171,17 @@ package struct Policy: Codable, Sendable, Hashable {
         }
         if !sandbox.enabled && !sandbox.mayDisable {
             throw AdmissionError(code: .policyInvalid, reason: "\(source): sandbox.enabled is false, but this policy does not allow running extraction outside the sandbox")
+        }
+        let periods = [
+            ("retention.reservationsAfterEndDays", retention.reservationsAfterEndDays),
+            ("retention.decisionLogDays", retention.decisionLogDays),
+            ("retention.spooledMessagesDays", retention.spooledMessagesDays),
+        ]
+        if let (name, _) = periods.first(where: { !$0.1.isFinite || $0.1 < 0 || $0.1 > 36_500 }) {
+            throw AdmissionError(code: .policyInvalid, reason: "\(source): \(name) is a number of days from 0 (keep forever) to 36500")
+        }
+        if !retention.sweepIntervalSeconds.isFinite || retention.sweepIntervalSeconds < 1 || retention.sweepIntervalSeconds > 7 * 86_400 {
+            throw AdmissionError(code: .policyInvalid, reason: "\(source): retention.sweepIntervalSeconds is from 1 to 604800")
         }
         if registration.approveOnRegister && registration.requireProof {
             throw AdmissionError(code: .policyInvalid, reason: "\(source): registration.approveOnRegister approves without a proof of domain control, which registration.requireProof forbids; set one of them to false")

@@ -19,6 +19,7 @@ package enum GatewayApplication {
         addSubmissionRoutes(to: router, services)
         addFlagAndLogRoutes(to: router, services)
         addReservationRoutes(to: router, services)
+        addOwnerRoutes(to: router, services)
         addTokenRoutes(to: router, services)
         addChangeRoutes(to: router, services)
         addWebhookRoutes(to: router, services)

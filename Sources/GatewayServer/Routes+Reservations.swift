@@ -54,9 +54,7 @@ extension GatewayApplication {
                 throw APIError.notFound("no reservation \(id) for this token")
             }
             let history = try await services.storeCall { try await store.history(of: id) }
-            var view = ReservationView(record)
-            view.history = history.map { "v\($0.version) \($0.status.rawValue) \($0.recordedAt.formatted(.iso8601))" }
-            return try json(view)
+            return try json(ReservationView(record, history: history))
         }
 
         // Calendar clients cannot always send headers: the token may come as ?token=.
@@ -69,19 +67,21 @@ extension GatewayApplication {
             else {
                 throw APIError.forbidden("this token does not read \(requested.prefix(80))'s calendar")
             }
-            let records = try await services.storeCall { try await store.list(owner: owner) }
+            let (records, profile) = try await services.storeCall {
+                (try await store.list(owner: owner), try await store.profile(owner: owner))
+            }
             let body = Array(
                 CalendarFeed.render(
                     records,
                     options: .init(
                         refreshInterval: Double(services.configuration.calendarRefreshSeconds),
-                        name: "Reservations of \(owner.address)")
+                        name: "Reservations of \(owner.address)", suggested: profile?.suggestedInCalendar ?? .tentative)
                 ).utf8)
             let etag = "\"\(ContentHash.sha256Hex(body).prefix(32))\""
             var headers: HTTPFields = [
                 .eTag: etag, .cacheControl: "private, max-age=\(services.configuration.calendarMaxAgeSeconds)",
             ]
-            if let latest = records.map(\.updatedAt).max() {
+            if let latest = records.map(\.lastChangedAt).max() {
                 headers[.lastModified] = httpDate(latest)
             }
             // Weak comparison (RFC 9110 §13.1.2): a proxy that compresses may have weakened the tag.

@@ -22,6 +22,12 @@ extension InMemoryStore {
             case .flagChanges: records = state.flagChanges.map(TransferRecord.flagChange)
             case .spooledMessages: records = state.spool.sorted { $0.id < $1.id }.map(TransferRecord.spooled)
             case .tokens: records = state.tokens.map(TransferRecord.token)
+            case .senderPreferences:
+                records = state.senderPreferences.sorted { ($0.owner.address, $0.domain) < ($1.owner.address, $1.domain) }
+                    .map(TransferRecord.senderPreference)
+            case .ownerProfiles:
+                records = state.profiles.values.sorted { $0.owner.address < $1.owner.address }
+                    .map(TransferRecord.ownerProfile)
             case .changeEvents: records = state.changes.map(TransferRecord.change)
             case .webhooks: records = state.webhooks.map(TransferRecord.webhook)
             case .webhookDeliveries: records = state.deliveries.sorted { $0.id < $1.id }.map(TransferRecord.delivery)
@@ -36,6 +42,7 @@ extension InMemoryStore {
         case (.id(let a), .id(let b)): a > b
         case (.version(let a, let v), .version(let b, let w)): (a, v) > (b, w)
         case (.name(let a), .name(let b)): a > b
+        case (.pair(let a, let c), .pair(let b, let d)): (a, c) > (b, d)
         default: false
         }
     }
@@ -65,6 +72,8 @@ extension InMemoryStore {
                 case .token(let token):
                     state.tokens.append(token)
                     state.lastID[.tokens] = max(state.lastID[.tokens] ?? 0, token.token.id)
+                case .senderPreference(let preference): state.senderPreferences.append(preference)
+                case .ownerProfile(let profile): state.profiles[profile.owner] = profile
                 case .change(let event):
                     state.changes.append(event)
                     state.lastPosition = max(state.lastPosition, event.position)

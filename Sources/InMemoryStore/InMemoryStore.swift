@@ -18,6 +18,8 @@ package final class InMemoryStore: ManagedStore {
         var spool: [SpooledMessage] = []
         var tokens: [StoredToken] = []
         var leases: [String: JobLease] = [:]
+        var senderPreferences: [SenderPreference] = []
+        var profiles: [OwnerAddress: OwnerProfile] = [:]
         var quotaCounters: [QuotaKey: QuotaCounter] = [:]
         var secrets: [String: Data] = [:]
         /// The outbox, in position order, and the last position handed out.
@@ -74,6 +76,7 @@ package final class InMemoryStore: ManagedStore {
                 .decisionLog: state.log.count, .registeredDomains: state.domains.count,
                 .domainChanges: state.domainChanges.count, .flags: state.flags.count,
                 .flagChanges: state.flagChanges.count, .spooledMessages: state.spool.count, .tokens: state.tokens.count,
+                .senderPreferences: state.senderPreferences.count, .ownerProfiles: state.profiles.count,
                 .changeEvents: state.changes.count, .webhooks: state.webhooks.count,
                 .webhookDeliveries: state.deliveries.count,
             ]
@@ -110,23 +113,29 @@ package final class InMemoryStore: ManagedStore {
         }.map {
             StoredVersion(
                 id: $0.id, itemReference: $0.itemReference, version: $0.version, content: $0.content,
-                cancelledAt: $0.cancelledAt)
+                cancelledAt: $0.cancelledAt, consent: $0.consent.state)
         }
-        let plan = ReservationLifecycle.plan(for: item, state: reads.state(from: records), now: now, channel: channel)
+        let domains = reads.senderDomains
+        let owner = OwnerContext(
+            sourceDomain: reads.sourceDomain,
+            preferences: state.senderPreferences.filter { $0.owner == reads.owner && domains.contains($0.domain) },
+            profile: reads.ownerNames ? state.profiles[reads.owner] : nil)
+        let plan = ReservationLifecycle.plan(
+            for: item, state: reads.state(from: records, owner: owner), now: now, channel: channel)
         for write in plan.writes { try execute(write, on: &state) }
         return plan
     }
 
     static func execute(_ write: LifecycleWrite, on state: inout State) throws {
         switch write {
-        case .create(let key, let content, let at, let cancelledAt):
+        case .create(let key, let content, let at, let cancelledAt, let consent):
             guard !state.reservations.contains(where: { $0.key == key }) else {
                 throw StoreError(code: .conflict, reason: "a record at this key exists already")
             }
             state.reservations.append(
                 StoredReservation(
                     id: state.nextID(.reservations), key: key, content: content, version: 1, createdAt: at,
-                    updatedAt: at, cancelledAt: cancelledAt))
+                    updatedAt: at, cancelledAt: cancelledAt, consent: consent))
         case .archive(let recordID):
             guard let record = state.reservations.first(where: { $0.id == recordID }) else {
                 throw StoreError(code: .conflict, reason: "reservation \(recordID) to archive is gone")

@@ -102,10 +102,15 @@ extension Ingestor {
                 listsEveryReservation: listsEveryReservation, requireOwner: !dryRun, documentTime: documentTime,
                 organizationalDomain: organizationalDomain, now: fetchedAt, sourceDescription: source)
         }
+        let origin = Provenance.Source(
+            channel: .web, sourceDomain: host.ascii, url: page.finalURL.absoluteString,
+            certificateSHA256: page.certificate?.sha256Fingerprint,
+            certificateVerified: page.certificate.map { _ in page.certificateVerified },
+            policy: policy.name, admittedAt: fetchedAt)
         var report = try await record(
             decide(active), source: source, displaySource: url.absoluteString, channel: .web,
             contentHash: ContentHash.sha256Hex(page.body), dkim: nil, diagnostics: diagnostics, bytes: page.body,
-            givenOwners: owners, dryRun: dryRun, spoolID: nil)
+            givenOwners: owners, dryRun: dryRun, spoolID: nil, origin: origin)
         if dryRun {
             report.check = CheckDetails.page(
                 page.finalURL.absoluteString, registration: registration, flags: active, decide: decide)

@@ -126,10 +126,19 @@ package struct Ingestor: Sendable {
                 flags: flags, policy: policy, markupInUnsignedTail: markupInUnsignedTail,
                 listsEveryReservation: listsEveryReservation, now: now, sourceDescription: authentication.messageID ?? source)
         }
+        let decision = decide(active)
+        let origin = Provenance.Source(
+            channel: channel, sourceDomain: decision.sourceDomain?.ascii ?? "",
+            dkim: authentication.alignedSignature.flatMap { signature in
+                guard let domain = signature.signingDomain, let selector = signature.selector else { return nil }
+                return Provenance.DKIMIdentity(signingDomain: domain.lowercased(), selector: selector)
+            },
+            messageIDSHA256: authentication.messageID.map { ContentHash.sha256Hex(Array($0.utf8)) },
+            policy: policy.name, admittedAt: now)
         var report = try await record(
-            decide(active), source: authentication.messageID ?? source, displaySource: source, channel: channel,
+            decision, source: authentication.messageID ?? source, displaySource: source, channel: channel,
             contentHash: contentHash, dkim: verification.result.rawValue, diagnostics: diagnostics, bytes: bytes,
-            givenOwners: owners, dryRun: dryRun, spoolID: spoolID)
+            givenOwners: owners, dryRun: dryRun, spoolID: spoolID, origin: origin)
         if dryRun {
             report.check = CheckDetails.email(authentication, registration: registration, flags: active, decide: decide)
         }
@@ -166,9 +175,12 @@ package struct Ingestor: Sendable {
 
     /// Writes the decision (unless a dry run): admitted items to the store and the log in one
     /// transaction; a deferred message to the spool.
+    /// - Parameter origin: How the document arrived and what vouched for it; the flags the decision relied on are
+    ///   added here, and it becomes each admitted version's provenance.
     func record(
         _ decision: AdmissionDecision, source: String, displaySource: String, channel: IngestionChannel, contentHash: String,
-        dkim: String?, diagnostics: [String], bytes: [UInt8], givenOwners: [OwnerAddress], dryRun: Bool, spoolID: Int64?
+        dkim: String?, diagnostics: [String], bytes: [UInt8], givenOwners: [OwnerAddress], dryRun: Bool, spoolID: Int64?,
+        origin: Provenance.Source
     ) async throws -> IngestionReport {
         let store = environment.store
         let flagNames = decision.flagsUsed.map(\.rawValue) + decision.marks
@@ -178,7 +190,17 @@ package struct Ingestor: Sendable {
             source: displaySource, channel: channel.rawValue, verdict: decision.verdict, codes: AdmissionDecision.unique(codes),
             sourceDomain: decision.sourceDomain?.ascii, dkim: dkim, flags: flagNames, owners: decision.owners,
             items: [], diagnostics: diagnostics, logID: nil, spoolID: spoolID, dryRun: dryRun)
-        let admitted = decision.items.flatMap(\.admitted)
+        var origin = origin
+        // The developer flags relied on, and apart from them what else was in force: the domain's test mode, a policy
+        // admitting domains not approved yet.
+        origin.flags = decision.flagsUsed.map(\.rawValue)
+        origin.testModes = decision.marks
+        let provenance = Provenance(sources: [origin])
+        let admitted = decision.items.flatMap(\.admitted).map { item in
+            var item = item
+            item.content.provenance = provenance
+            return item
+        }
 
         var outcomes: [String: (String, Int?)] = [:]
         var superseded: [ReservationOutcomeRecord] = []
@@ -206,12 +228,17 @@ package struct Ingestor: Sendable {
             }
             report.logID = entry.id
             superseded = entry.reservations.filter { $0.codes.contains(LifecyclePlan.supersededCode) }
-            for record in entry.reservations {
-                guard let outcome = record.outcome, !record.codes.contains(LifecyclePlan.supersededCode) else { continue }
+            // The store appends one outcome per admitted item, in order (a blocked one without its reference), each
+            // followed by the records it superseded.
+            let recorded =
+                decision.verdict == .deferred
+                ? [] : Array(entry.reservations.filter { !$0.codes.contains(LifecyclePlan.supersededCode) }.suffix(admitted.count))
+            for (item, record) in zip(admitted, recorded) {
+                guard let outcome = record.outcome else { continue }
                 let version: Int? = if case .updated(let version) = outcome { version } else { nil }
-                let previous = outcomes[record.itemReference]
+                let previous = outcomes[item.itemReference]
                 // One item, several owners: report the most significant outcome.
-                if previous == nil || previous?.0 == "unchanged" { outcomes[record.itemReference] = (outcome.code, version) }
+                if previous == nil || previous?.0 == "unchanged" { outcomes[item.itemReference] = (outcome.code, version) }
             }
         }
 

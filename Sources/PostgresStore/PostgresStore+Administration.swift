@@ -116,6 +116,22 @@ extension PostgresStore {
                     ORDER BY id LIMIT \(limit)
                     """, on: connection, logger: logger
                 ).map { .token(StoredToken(token: try Self.accessToken($0), secretHash: try Cells($0)(7))) }
+            case .senderPreferences:
+                let (owner, domain) = cursor?.pair ?? ("", "")
+                return try await Self.rows(
+                    """
+                    SELECT \(unescaped: StoreSQLNames.senderPreferenceColumns) FROM sender_preference
+                    WHERE (owner COLLATE "C", domain COLLATE "C") > (\(owner), \(domain))
+                    ORDER BY owner COLLATE "C", domain COLLATE "C" LIMIT \(limit)
+                    """, on: connection, logger: logger
+                ).map { .senderPreference(try Self.senderPreference($0)) }
+            case .ownerProfiles:
+                return try await Self.rows(
+                    """
+                    SELECT \(unescaped: StoreSQLNames.ownerProfileColumns) FROM owner_profile WHERE owner COLLATE "C" > \(name)
+                    ORDER BY owner COLLATE "C" LIMIT \(limit)
+                    """, on: connection, logger: logger
+                ).map { .ownerProfile(try Self.ownerProfile($0)) }
             case .changeEvents:
                 return try await Self.rows(
                     """
@@ -180,26 +196,27 @@ extension PostgresStore {
             let content = stored.content
             try await connection.query(
                 """
-                INSERT INTO reservation (id, owner, source_domain, item_reference, container_reference, status,
-                    is_minimal_cancellation, sender_time, sender_time_source, kind, payload, flags, source, version,
-                    created_at, updated_at, cancelled_at)
+                INSERT INTO reservation (id, owner, source_domain, item_reference, \(unescaped: StoreSQLNames.contentColumns),
+                    version, created_at, updated_at, cancelled_at, consent, consent_reason, consent_changed_at)
                 VALUES (\(stored.id), \(stored.owner.address), \(stored.sourceDomain), \(stored.itemReference),
                     \(content.containerReference), \(content.status.rawValue), \(content.isMinimalCancellation),
                     \(content.senderTime?.milliseconds), \(content.senderTime?.source.rawValue), \(content.kind),
-                    \(content.payload), \(content.flags), \(content.source), \(Int64(stored.version)),
-                    \(ms(stored.createdAt)), \(ms(stored.updatedAt)), \(stored.cancelledAt.map(ms)))
+                    \(content.payload), \(content.flags), \(content.source), \(try content.provenance.storedJSON()),
+                    \(content.endsAt.map(ms)), \(Int64(stored.version)), \(ms(stored.createdAt)), \(ms(stored.updatedAt)),
+                    \(stored.cancelledAt.map(ms)), \(stored.consent.state.rawValue), \(stored.consent.reason.rawValue),
+                    \(ms(stored.consent.changedAt)))
                 """, logger: logger)
         case .history(let entry):
             let content = entry.content
             try await connection.query(
                 """
-                INSERT INTO reservation_history (reservation_id, version, container_reference, status,
-                    is_minimal_cancellation, sender_time, sender_time_source, kind, payload, flags, source,
+                INSERT INTO reservation_history (reservation_id, version, \(unescaped: StoreSQLNames.contentColumns),
                     recorded_at, cancelled_at)
                 VALUES (\(entry.reservationID), \(Int64(entry.version)), \(content.containerReference),
                     \(content.status.rawValue), \(content.isMinimalCancellation), \(content.senderTime?.milliseconds),
                     \(content.senderTime?.source.rawValue), \(content.kind), \(content.payload), \(content.flags),
-                    \(content.source), \(ms(entry.recordedAt)), \(entry.cancelledAt.map(ms)))
+                    \(content.source), \(try content.provenance.storedJSON()), \(content.endsAt.map(ms)),
+                    \(ms(entry.recordedAt)), \(entry.cancelledAt.map(ms)))
                 """, logger: logger)
         case .decision(let entry):
             let outcomes = try encodeJSON(entry.reservations)
@@ -255,6 +272,15 @@ extension PostgresStore {
                 VALUES (\(token.id), \(token.role.rawValue), \(token.subject), \(token.label), \(stored.secretHash),
                     \(ms(token.createdAt)), \(token.createdBy), \(token.revokedAt.map(ms)))
                 """, logger: logger)
+        case .senderPreference(let preference):
+            try await connection.query(
+                """
+                INSERT INTO sender_preference (\(unescaped: StoreSQLNames.senderPreferenceColumns))
+                VALUES (\(preference.owner.address), \(preference.domain), \(preference.decision.rawValue),
+                    \(ms(preference.updatedAt)))
+                """, logger: logger)
+        case .ownerProfile(let profile):
+            try await upsert(profile, on: connection, logger: logger)
         case .change(let event):
             let stored = event.reservation
             let content = stored.content
@@ -265,8 +291,10 @@ extension PostgresStore {
                     \(stored.id), \(stored.owner.address), \(stored.sourceDomain), \(stored.itemReference),
                     \(content.containerReference), \(content.status.rawValue), \(content.isMinimalCancellation),
                     \(content.senderTime?.milliseconds), \(content.senderTime?.source.rawValue), \(content.kind),
-                    \(content.payload), \(content.flags), \(content.source), \(Int64(stored.version)),
-                    \(ms(stored.createdAt)), \(ms(stored.updatedAt)), \(stored.cancelledAt.map(ms)))
+                    \(content.payload), \(content.flags), \(content.source), \(try content.provenance.storedJSON()),
+                    \(content.endsAt.map(ms)), \(Int64(stored.version)), \(ms(stored.createdAt)), \(ms(stored.updatedAt)),
+                    \(stored.cancelledAt.map(ms)), \(stored.consent.state.rawValue), \(stored.consent.reason.rawValue),
+                    \(ms(stored.consent.changedAt)))
                 """, logger: logger)
         case .webhook(let stored):
             let hook = stored.webhook

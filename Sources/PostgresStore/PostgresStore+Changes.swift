@@ -52,14 +52,7 @@ extension PostgresStore {
                 }
                 return channel
             },
-            reservation: StoredReservation(
-                id: try cells(offset + 4),
-                key: ReservationKey(
-                    owner: try cells.owner(offset + 5), sourceDomain: try cells(offset + 6),
-                    itemReference: try cells(offset + 7)),
-                content: try content(cells, from: offset + 8), version: Int(try cells(offset + 17, as: Int64.self)),
-                createdAt: try cells.date(offset + 18), updatedAt: try cells.date(offset + 19),
-                cancelledAt: try cells.optionalDate(offset + 20)))
+            reservation: try storedReservation(cells, from: offset + 4))
     }
 
     /// A row of ``StoreSQLNames/changeHeaderColumns``.

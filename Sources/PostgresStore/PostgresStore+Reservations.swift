@@ -110,7 +110,9 @@ extension PostgresStore {
                         AND (\(reads.wholeContainer) OR is_minimal_cancellation OR item_reference = container_reference)))
             """, on: connection, logger: logger
         ).map(storedVersion)
-        let plan = ReservationLifecycle.plan(for: item, state: reads.state(from: records), now: now, channel: channel)
+        let owner = try await ownerContext(for: reads, on: connection, logger: logger)
+        let plan = ReservationLifecycle.plan(
+            for: item, state: reads.state(from: records, owner: owner), now: now, channel: channel)
         for write in plan.writes { try await execute(write, on: connection, logger: logger) }
         return plan
     }
@@ -139,29 +141,43 @@ extension PostgresStore {
             """, logger: logger)
     }
 
+    /// The owner's decisions the rules need (``LifecycleReads/senderDomains``, and the profile when
+    /// ``LifecycleReads/ownerNames``).
+    static func ownerContext(for reads: LifecycleReads, on connection: PostgresConnection, logger: Logger) async throws
+        -> OwnerContext
+    {
+        let preferences = try await rows(
+            """
+            SELECT \(unescaped: StoreSQLNames.senderPreferenceColumns) FROM sender_preference
+            WHERE owner = \(reads.owner.address) AND domain = ANY(\(reads.senderDomains)::text[])
+            """, on: connection, logger: logger
+        ).map(senderPreference)
+        let profile = reads.ownerNames ? try await profile(of: reads.owner, on: connection, logger: logger) : nil
+        return OwnerContext(sourceDomain: reads.sourceDomain, preferences: preferences, profile: profile)
+    }
+
     /// Executes one write of a lifecycle plan: SQL and nothing more.
     static func execute(_ write: LifecycleWrite, on connection: PostgresConnection, logger: Logger) async throws {
         switch write {
-        case .create(let key, let content, let at, let cancelledAt):
+        case .create(let key, let content, let at, let cancelledAt, let consent):
             let time = StoreTime.milliseconds(at)
             try await connection.query(
                 """
-                INSERT INTO reservation (owner, source_domain, item_reference, container_reference, status,
-                    is_minimal_cancellation, sender_time, sender_time_source, kind, payload, flags, source, version,
-                    created_at, updated_at, cancelled_at)
+                INSERT INTO reservation (owner, source_domain, item_reference, \(unescaped: StoreSQLNames.contentColumns),
+                    version, created_at, updated_at, cancelled_at, consent, consent_reason, consent_changed_at)
                 VALUES (\(key.owner.address), \(key.sourceDomain), \(key.itemReference), \(content.containerReference),
                     \(content.status.rawValue), \(content.isMinimalCancellation), \(content.senderTime?.milliseconds),
                     \(content.senderTime?.source.rawValue), \(content.kind), \(content.payload), \(content.flags),
-                    \(content.source), 1, \(time), \(time), \(cancelledAt.map(StoreTime.milliseconds)))
+                    \(content.source), \(try content.provenance.storedJSON()), \(content.endsAt.map(StoreTime.milliseconds)),
+                    1, \(time), \(time), \(cancelledAt.map(StoreTime.milliseconds)), \(consent.state.rawValue),
+                    \(consent.reason.rawValue), \(StoreTime.milliseconds(consent.changedAt)))
                 """, logger: logger)
         case .archive(let recordID):
             try await connection.query(
                 """
-                INSERT INTO reservation_history (reservation_id, version, container_reference, status,
-                    is_minimal_cancellation, sender_time, sender_time_source, kind, payload, flags, source,
+                INSERT INTO reservation_history (reservation_id, version, \(unescaped: StoreSQLNames.contentColumns),
                     recorded_at, cancelled_at)
-                SELECT id, version, container_reference, status, is_minimal_cancellation, sender_time,
-                    sender_time_source, kind, payload, flags, source, updated_at, cancelled_at
+                SELECT id, version, \(unescaped: StoreSQLNames.contentColumns), updated_at, cancelled_at
                 FROM reservation WHERE id = \(recordID)
                 """, logger: logger)
         case .overwrite(let recordID, let version, let content, let at, let cancelledAt):
@@ -172,7 +188,8 @@ extension PostgresStore {
                     sender_time = \(content.senderTime?.milliseconds),
                     sender_time_source = \(content.senderTime?.source.rawValue), kind = \(content.kind),
                     payload = \(content.payload), flags = \(content.flags), source = \(content.source),
-                    version = \(Int64(version)), updated_at = \(StoreTime.milliseconds(at)),
+                    provenance = \(try content.provenance.storedJSON()),
+                    ends_at = \(content.endsAt.map(StoreTime.milliseconds)), version = \(Int64(version)), updated_at = \(StoreTime.milliseconds(at)),
                     cancelled_at = \(cancelledAt.map(StoreTime.milliseconds))
                 WHERE id = \(recordID) AND version = \(Int64(version - 1))
                 RETURNING id
@@ -206,7 +223,7 @@ extension PostgresStore {
 
     // MARK: - Rows
 
-    /// The content columns from `index` on, in the order of ``StoreSQLNames``'s column lists.
+    /// The content columns from `index` on, in the order of ``StoreSQLNames/contentColumns``.
     static func content(_ cells: Cells, from index: Int) throws -> ReservationContent {
         var senderTime: SenderTime? = nil
         if let milliseconds = try cells(index + 3, as: Int64?.self) {
@@ -218,29 +235,41 @@ extension PostgresStore {
         return ReservationContent(
             containerReference: try cells(index), status: try cells.enumeration(index + 1, as: ReservationContent.Status.self),
             isMinimalCancellation: try cells(index + 2), senderTime: senderTime, kind: try cells(index + 5),
-            payload: try cells(index + 6), flags: try cells(index + 7), source: try cells(index + 8))
+            payload: try cells(index + 6), flags: try cells(index + 7), source: try cells(index + 8),
+            provenance: try Provenance(storedJSON: cells(index + 9)), endsAt: try cells.optionalDate(index + 10))
     }
 
     static func storedVersion(_ row: PostgresRow) throws -> StoredVersion {
         let cells = Cells(row)
         return StoredVersion(
             id: try cells(0), itemReference: try cells(1), version: Int(try cells(2, as: Int64.self)),
-            content: try content(cells, from: 3), cancelledAt: try cells.optionalDate(12))
+            content: try content(cells, from: 3), cancelledAt: try cells.optionalDate(14),
+            consent: try cells.enumeration(15, as: Consent.State.self))
     }
 
     static func storedReservation(_ row: PostgresRow) throws -> StoredReservation {
-        let cells = Cells(row)
+        try storedReservation(Cells(row), from: 0)
+    }
+
+    /// A record from the columns of ``StoreSQLNames/reservationColumns``, starting at `offset` (a change event's copy
+    /// starts after its own columns).
+    static func storedReservation(_ cells: Cells, from offset: Int) throws -> StoredReservation {
+        let at = StoreSQLNames.contentColumnCount + offset
         return StoredReservation(
-            id: try cells(0),
-            key: ReservationKey(owner: try cells.owner(1), sourceDomain: try cells(2), itemReference: try cells(3)),
-            content: try content(cells, from: 4), version: Int(try cells(13, as: Int64.self)),
-            createdAt: try cells.date(14), updatedAt: try cells.date(15), cancelledAt: try cells.optionalDate(16))
+            id: try cells(offset),
+            key: ReservationKey(
+                owner: try cells.owner(offset + 1), sourceDomain: try cells(offset + 2), itemReference: try cells(offset + 3)),
+            content: try content(cells, from: offset + 4), version: Int(try cells(at + 4, as: Int64.self)),
+            createdAt: try cells.date(at + 5), updatedAt: try cells.date(at + 6), cancelledAt: try cells.optionalDate(at + 7),
+            consent: Consent(
+                try cells.enumeration(at + 8, as: Consent.State.self),
+                reason: try cells.enumeration(at + 9, as: Consent.Reason.self), changedAt: try cells.date(at + 10)))
     }
 
     static func historyEntry(_ row: PostgresRow) throws -> ReservationHistoryEntry {
         let cells = Cells(row)
         return ReservationHistoryEntry(
             reservationID: try cells(0), version: Int(try cells(1, as: Int64.self)), content: try content(cells, from: 2),
-            recordedAt: try cells.date(11), cancelledAt: try cells.optionalDate(12))
+            recordedAt: try cells.date(13), cancelledAt: try cells.optionalDate(14))
     }
 }

@@ -250,6 +250,47 @@ extension PostgresStore {
                 WHERE state = 'pending';
             """
         ),
+        // The owner decides (issue 16): consent on each record, provenance and the end on each version (what
+        // retention counts from), each owner's sender decisions and profile; the change events copy the record with
+        // them. Records stored before keep being shown: accepted, "before-consent".
+        (
+            "v5-consent",
+            """
+            ALTER TABLE reservation ADD COLUMN provenance text NOT NULL DEFAULT '{"sources":[]}';
+            ALTER TABLE reservation ADD COLUMN ends_at bigint;
+            ALTER TABLE reservation ADD COLUMN consent text NOT NULL DEFAULT 'accepted';
+            ALTER TABLE reservation ADD COLUMN consent_reason text NOT NULL DEFAULT 'before-consent';
+            ALTER TABLE reservation ADD COLUMN consent_changed_at bigint NOT NULL DEFAULT 0;
+            UPDATE reservation SET consent_changed_at = updated_at;
+            CREATE INDEX reservation_by_end ON reservation (ends_at);
+            ALTER TABLE reservation_history ADD COLUMN provenance text NOT NULL DEFAULT '{"sources":[]}';
+            ALTER TABLE reservation_history ADD COLUMN ends_at bigint;
+
+            CREATE TABLE sender_preference (
+                owner text NOT NULL,
+                domain text NOT NULL,
+                decision text NOT NULL,
+                updated_at bigint NOT NULL,
+                PRIMARY KEY (owner, domain)
+            );
+            CREATE TABLE owner_profile (
+                owner text PRIMARY KEY,
+                names text[] NOT NULL,
+                learned_names text[] NOT NULL,
+                suggested_in_calendar text NOT NULL,
+                updated_at bigint NOT NULL
+            );
+            CREATE INDEX spooled_message_by_creation ON spooled_message (created_at);
+            CREATE INDEX decision_log_by_owner ON decision_log USING gin (owners);
+
+            ALTER TABLE change_event ADD COLUMN provenance text NOT NULL DEFAULT '{"sources":[]}';
+            ALTER TABLE change_event ADD COLUMN ends_at bigint;
+            ALTER TABLE change_event ADD COLUMN consent text NOT NULL DEFAULT 'accepted';
+            ALTER TABLE change_event ADD COLUMN consent_reason text NOT NULL DEFAULT 'before-consent';
+            ALTER TABLE change_event ADD COLUMN consent_changed_at bigint NOT NULL DEFAULT 0;
+            UPDATE change_event SET consent_changed_at = updated_at;
+            """
+        ),
     ]
 
     /// The session advisory lock migrations run under ("GWRS", 1): the two-key form, apart from the reservations'

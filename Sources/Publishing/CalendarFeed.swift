@@ -6,6 +6,9 @@ package import Store
 /// confirmed or cancelled item, under a UID that stays the same for the item's whole life, SEQUENCE growing with each
 /// version, STATUS:CANCELLED once cancelled. Pending and held items produce no event.
 ///
+/// The owner decides what shows (issue 16): an accepted reservation is `STATUS:CONFIRMED`, a suggested one
+/// `STATUS:TENTATIVE` (or absent, when the owner hides suggestions), a declined one never appears.
+///
 /// What a subscribed calendar needs to stay current and useful:
 /// - `REFRESH-INTERVAL` and `X-PUBLISHED-TTL` (RFC 7986 §5.7; the second for clients that predate it) say how often
 ///   to fetch the feed again.
@@ -17,7 +20,8 @@ package import Store
 ///
 /// The output depends on the records only (no "now" in it), so a feed that did not change renders to the same
 /// bytes and its ETag stays the same. Without METHOD (a subscribed feed is not an iTIP message, RFC 5546), DTSTAMP
-/// is when the event's information was last revised in the store (RFC 5545 §3.8.7.2), the record's `updatedAt`.
+/// is when the event's information was last revised in the store (RFC 5545 §3.8.7.2): the record's content or its
+/// consent, whichever changed last.
 package enum CalendarFeed {
     /// How the feed describes itself.
     package struct Options: Sendable, Hashable {
@@ -25,10 +29,15 @@ package enum CalendarFeed {
         package var refreshInterval: TimeInterval = 900
         /// The calendar's name (NAME, X-WR-CALNAME), when given.
         package var name: String?
+        /// How the owner wants suggested reservations shown (their profile's setting).
+        package var suggested: OwnerProfile.SuggestedInCalendar
 
-        package init(refreshInterval: TimeInterval = 900, name: String? = nil) {
+        package init(
+            refreshInterval: TimeInterval = 900, name: String? = nil, suggested: OwnerProfile.SuggestedInCalendar = .tentative
+        ) {
             self.refreshInterval = refreshInterval
             self.name = name
+            self.suggested = suggested
         }
     }
 
@@ -45,6 +54,7 @@ package enum CalendarFeed {
         var zones: [String: [Date]] = [:]
         for stored in reservations.sorted(by: { $0.id < $1.id }) {
             guard stored.status == .confirmed || stored.status == .cancelled,
+                isShown(stored.consent.state, options.suggested),
                 let payload = try? JSONDecoder().decode(StoredPayload.self, from: stored.payload)
             else { continue }
             events += event(for: payload.reservation, stored: stored, zones: &zones)
@@ -66,10 +76,10 @@ package enum CalendarFeed {
         }
         var lines = ["BEGIN:VEVENT"]
         lines.append("UID:\(uid(stored))")
-        lines.append("DTSTAMP:\(utc(stored.updatedAt))")
-        lines.append("LAST-MODIFIED:\(utc(stored.updatedAt))")
+        lines.append("DTSTAMP:\(utc(stored.lastChangedAt))")
+        lines.append("LAST-MODIFIED:\(utc(stored.lastChangedAt))")
         lines.append("SEQUENCE:\(max(0, stored.version - 1))")
-        lines.append("STATUS:\(stored.status == .cancelled ? "CANCELLED" : "CONFIRMED")")
+        lines.append("STATUS:\(status(stored))")
         lines.append("DTSTART\(startValue)")
         if let end = reservation.endTime, end.isDateOnly == start.isDateOnly,
             let endValue = value(of: end, at: endPlace, exclusiveDate: true, zones: &zones)
@@ -94,6 +104,21 @@ package enum CalendarFeed {
         lines.append("DESCRIPTION:\(escape(description.joined(separator: "\n")))")
         lines.append("END:VEVENT")
         return lines
+    }
+
+    /// Whether a reservation with this consent appears at all.
+    static func isShown(_ consent: Consent.State, _ suggested: OwnerProfile.SuggestedInCalendar) -> Bool {
+        switch consent {
+        case .accepted: true
+        case .suggested: suggested == .tentative
+        case .declined: false
+        }
+    }
+
+    /// RFC 5545 §3.8.1.11: cancelled whatever the consent; confirmed once accepted; tentative while suggested.
+    static func status(_ stored: StoredReservation) -> String {
+        if stored.status == .cancelled { return "CANCELLED" }
+        return stored.consent.state == .accepted ? "CONFIRMED" : "TENTATIVE"
     }
 
     /// Where the start and the end of an item are: departure and arrival for a trip or a rental, the venue for a

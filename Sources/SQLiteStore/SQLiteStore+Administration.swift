@@ -104,6 +104,22 @@ extension SQLiteStore {
                     sql: "SELECT \(Self.tokenColumns), secret_hash FROM access_token WHERE id > ? ORDER BY id LIMIT ?",
                     arguments: [cursor?.id ?? 0, limit]
                 ).map { .token(StoredToken(token: try Self.accessToken($0), secretHash: try Self.column($0, 7))) }
+            case .senderPreferences:
+                let (owner, domain) = cursor?.pair ?? ("", "")
+                return try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT \(StoreSQLNames.senderPreferenceColumns) FROM sender_preference
+                        WHERE owner > ? OR (owner = ? AND domain > ?) ORDER BY owner, domain LIMIT ?
+                        """,
+                    arguments: [owner, owner, domain, limit]
+                ).map { .senderPreference(try Self.senderPreference($0)) }
+            case .ownerProfiles:
+                return try Row.fetchAll(
+                    db,
+                    sql: "SELECT \(StoreSQLNames.ownerProfileColumns) FROM owner_profile WHERE owner > ? ORDER BY owner LIMIT ?",
+                    arguments: [cursor?.name ?? "", limit]
+                ).map { .ownerProfile(try Self.ownerProfile($0)) }
             case .changeEvents:
                 return try Row.fetchAll(
                     db,
@@ -152,35 +168,26 @@ extension SQLiteStore {
         func ms(_ date: Date) -> Int64 { StoreTime.milliseconds(date) }
         switch record {
         case .reservation(let stored):
-            let content = stored.content
             try db.execute(
                 sql: """
-                    INSERT INTO reservation (id, owner, source_domain, item_reference, container_reference, status,
-                        is_minimal_cancellation, sender_time, sender_time_source, kind, payload, flags, source, version,
-                        created_at, updated_at, cancelled_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO reservation (id, owner, source_domain, item_reference, \(StoreSQLNames.contentColumns),
+                        version, created_at, updated_at, cancelled_at, consent, consent_reason, consent_changed_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
-                arguments: [
-                    stored.id, stored.owner.address, stored.sourceDomain, stored.itemReference,
-                    content.containerReference, content.status.rawValue, content.isMinimalCancellation,
-                    content.senderTime?.milliseconds, content.senderTime?.source.rawValue, content.kind,
-                    content.payload, try encodeList(content.flags), content.source, stored.version, ms(stored.createdAt),
-                    ms(stored.updatedAt), stored.cancelledAt.map(ms),
-                ])
+                arguments: [stored.id, stored.owner.address, stored.sourceDomain, stored.itemReference]
+                    + contentArguments(stored.content) + [
+                        stored.version, ms(stored.createdAt), ms(stored.updatedAt), stored.cancelledAt.map(ms),
+                        stored.consent.state.rawValue, stored.consent.reason.rawValue, ms(stored.consent.changedAt),
+                    ])
         case .history(let entry):
-            let content = entry.content
             try db.execute(
                 sql: """
-                    INSERT INTO reservation_history (reservation_id, version, container_reference, status,
-                        is_minimal_cancellation, sender_time, sender_time_source, kind, payload, flags, source,
+                    INSERT INTO reservation_history (reservation_id, version, \(StoreSQLNames.contentColumns),
                         recorded_at, cancelled_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
-                arguments: [
-                    entry.reservationID, entry.version, content.containerReference, content.status.rawValue,
-                    content.isMinimalCancellation, content.senderTime?.milliseconds, content.senderTime?.source.rawValue,
-                    content.kind, content.payload, try encodeList(content.flags), content.source, ms(entry.recordedAt),
-                    entry.cancelledAt.map(ms),
+                arguments: [entry.reservationID, entry.version] + contentArguments(entry.content) + [
+                    ms(entry.recordedAt), entry.cancelledAt.map(ms),
                 ])
         case .decision(let entry):
             try db.execute(
@@ -251,20 +258,29 @@ extension SQLiteStore {
                     token.id, token.role.rawValue, token.subject, token.label, stored.secretHash, ms(token.createdAt),
                     token.createdBy, token.revokedAt.map(ms),
                 ])
+        case .senderPreference(let preference):
+            try db.execute(
+                sql: "INSERT INTO sender_preference (\(StoreSQLNames.senderPreferenceColumns)) VALUES (?, ?, ?, ?)",
+                arguments: [
+                    preference.owner.address, preference.domain, preference.decision.rawValue, ms(preference.updatedAt),
+                ])
+        case .ownerProfile(let profile):
+            try db.execute(
+                sql: "INSERT INTO owner_profile (\(StoreSQLNames.ownerProfileColumns)) VALUES (?, ?, ?, ?, ?)",
+                arguments: try profileArguments(profile))
         case .change(let event):
             let stored = event.reservation
-            let content = stored.content
             try db.execute(
                 sql: """
                     INSERT INTO change_event (position, change, recorded_at, channel, \(StoreSQLNames.changeRecordColumns))
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
                     event.position, event.kind.rawValue, ms(event.recordedAt), event.channel?.rawValue, stored.id,
-                    stored.owner.address, stored.sourceDomain, stored.itemReference, content.containerReference,
-                    content.status.rawValue, content.isMinimalCancellation, content.senderTime?.milliseconds,
-                    content.senderTime?.source.rawValue, content.kind, content.payload, try encodeList(content.flags),
-                    content.source, stored.version, ms(stored.createdAt), ms(stored.updatedAt), stored.cancelledAt.map(ms),
+                    stored.owner.address, stored.sourceDomain, stored.itemReference,
+                ] + contentArguments(stored.content) + [
+                    stored.version, ms(stored.createdAt), ms(stored.updatedAt), stored.cancelledAt.map(ms),
+                    stored.consent.state.rawValue, stored.consent.reason.rawValue, ms(stored.consent.changedAt),
                 ])
         case .webhook(let stored):
             let hook = stored.webhook

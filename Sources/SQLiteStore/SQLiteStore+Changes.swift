@@ -47,15 +47,7 @@ extension SQLiteStore {
                 }
                 return channel
             },
-            reservation: StoredReservation(
-                id: try column(row, offset + 4),
-                key: ReservationKey(
-                    owner: try owner(column(row, offset + 5)), sourceDomain: try column(row, offset + 6), itemReference: try column(row, offset + 7)),
-                content: try content(row, from: offset + 8),
-                version: try column(row, offset + 17),
-                createdAt: StoreTime.date(try column(row, offset + 18)),
-                updatedAt: StoreTime.date(try column(row, offset + 19)),
-                cancelledAt: try (optionalColumn(row, offset + 20) as Int64?).map(StoreTime.date)))
+            reservation: try storedReservation(row, from: offset + 4))
     }
 
     /// A row of ``StoreSQLNames/changeHeaderColumns``.

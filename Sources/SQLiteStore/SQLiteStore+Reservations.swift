@@ -103,37 +103,50 @@ extension SQLiteStore {
                 reads.wholeContainer,
             ]
         ).map(storedVersion)
-        let plan = ReservationLifecycle.plan(for: item, state: reads.state(from: records), now: now, channel: channel)
+        let owner = try ownerContext(for: reads, in: db)
+        let plan = ReservationLifecycle.plan(
+            for: item, state: reads.state(from: records, owner: owner), now: now, channel: channel)
         for write in plan.writes { try execute(write, in: db) }
         return plan
+    }
+
+    /// The owner's decisions the rules need (``LifecycleReads/senderDomains``, and the profile when
+    /// ``LifecycleReads/ownerNames``).
+    static func ownerContext(for reads: LifecycleReads, in db: Database) throws -> OwnerContext {
+        let domains = reads.senderDomains
+        let preferences = try Row.fetchAll(
+            db.cachedStatement(
+                sql: """
+                    SELECT \(StoreSQLNames.senderPreferenceColumns) FROM sender_preference
+                    WHERE owner = ? AND domain IN (\(Array(repeating: "?", count: domains.count).joined(separator: ",")))
+                    """),
+            arguments: StatementArguments([reads.owner.address] + domains)
+        ).map(senderPreference)
+        let profile = reads.ownerNames ? try profile(of: reads.owner, in: db) : nil
+        return OwnerContext(sourceDomain: reads.sourceDomain, preferences: preferences, profile: profile)
     }
 
     /// Executes one write of a lifecycle plan: SQL and nothing more.
     static func execute(_ write: LifecycleWrite, in db: Database) throws {
         switch write {
-        case .create(let key, let content, let at, let cancelledAt):
+        case .create(let key, let content, let at, let cancelledAt, let consent):
             try db.cachedStatement(
                 sql: """
-                    INSERT INTO reservation (owner, source_domain, item_reference, container_reference, status,
-                        is_minimal_cancellation, sender_time, sender_time_source, kind, payload, flags, source, version,
-                        created_at, updated_at, cancelled_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)
+                    INSERT INTO reservation (owner, source_domain, item_reference, \(StoreSQLNames.contentColumns),
+                        version, created_at, updated_at, cancelled_at, consent, consent_reason, consent_changed_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?)
                     """
-            ).execute(arguments: [
-                key.owner.address, key.sourceDomain, key.itemReference, content.containerReference,
-                content.status.rawValue, content.isMinimalCancellation, content.senderTime?.milliseconds,
-                content.senderTime?.source.rawValue, content.kind, content.payload, try encodeList(content.flags),
-                content.source, StoreTime.milliseconds(at), StoreTime.milliseconds(at),
-                cancelledAt.map(StoreTime.milliseconds),
-            ])
+            ).execute(
+                arguments: [key.owner.address, key.sourceDomain, key.itemReference] + contentArguments(content) + [
+                    StoreTime.milliseconds(at), StoreTime.milliseconds(at), cancelledAt.map(StoreTime.milliseconds),
+                    consent.state.rawValue, consent.reason.rawValue, StoreTime.milliseconds(consent.changedAt),
+                ])
         case .archive(let recordID):
             try db.cachedStatement(
                 sql: """
-                    INSERT INTO reservation_history (reservation_id, version, container_reference, status,
-                        is_minimal_cancellation, sender_time, sender_time_source, kind, payload, flags, source,
+                    INSERT INTO reservation_history (reservation_id, version, \(StoreSQLNames.contentColumns),
                         recorded_at, cancelled_at)
-                    SELECT id, version, container_reference, status, is_minimal_cancellation, sender_time,
-                        sender_time_source, kind, payload, flags, source, updated_at, cancelled_at
+                    SELECT id, version, \(StoreSQLNames.contentColumns), updated_at, cancelled_at
                     FROM reservation WHERE id = ?
                     """
             ).execute(arguments: [recordID])
@@ -142,15 +155,13 @@ extension SQLiteStore {
                 sql: """
                     UPDATE reservation SET container_reference = ?, status = ?, is_minimal_cancellation = ?,
                         sender_time = ?, sender_time_source = ?, kind = ?, payload = ?, flags = ?, source = ?,
-                        version = ?, updated_at = ?, cancelled_at = ?
+                        provenance = ?, ends_at = ?, version = ?, updated_at = ?, cancelled_at = ?
                     WHERE id = ? AND version = ?
                     """
-            ).execute(arguments: [
-                content.containerReference, content.status.rawValue, content.isMinimalCancellation,
-                content.senderTime?.milliseconds, content.senderTime?.source.rawValue, content.kind, content.payload,
-                try encodeList(content.flags), content.source, version, StoreTime.milliseconds(at),
-                cancelledAt.map(StoreTime.milliseconds), recordID, version - 1,
-            ])
+            ).execute(
+                arguments: contentArguments(content) + [
+                    version, StoreTime.milliseconds(at), cancelledAt.map(StoreTime.milliseconds), recordID, version - 1,
+                ])
             guard db.changesCount == 1 else {
                 throw StoreError(
                     code: .conflict, reason: "reservation \(recordID) was not at version \(version - 1) when overwritten")
@@ -183,10 +194,19 @@ extension SQLiteStore {
         }
     }
 
+    /// A version's content as arguments, in the order of ``StoreSQLNames/contentColumns``.
+    static func contentArguments(_ content: ReservationContent) throws -> StatementArguments {
+        [
+            content.containerReference, content.status.rawValue, content.isMinimalCancellation,
+            content.senderTime?.milliseconds, content.senderTime?.source.rawValue, content.kind, content.payload,
+            try encodeList(content.flags), content.source, try content.provenance.storedJSON(),
+            content.endsAt.map(StoreTime.milliseconds),
+        ]
+    }
+
     // MARK: - Rows
 
-    /// The content columns, starting at `index` (``StoreSQLNames``'s column lists): container reference, status,
-    /// minimal, sender time and its source, kind, payload, flags, source.
+    /// The content columns, starting at `index`, in the order of ``StoreSQLNames/contentColumns``.
     static func content(_ row: Row, from index: Int) throws -> ReservationContent {
         ReservationContent(
             containerReference: try column(row, index),
@@ -196,26 +216,38 @@ extension SQLiteStore {
             kind: try column(row, index + 5),
             payload: try column(row, index + 6),
             flags: try decodeList(column(row, index + 7)),
-            source: try column(row, index + 8))
+            source: try column(row, index + 8),
+            provenance: try Provenance(storedJSON: column(row, index + 9)),
+            endsAt: try (optionalColumn(row, index + 10) as Int64?).map(StoreTime.date))
     }
 
     static func storedVersion(_ row: Row) throws -> StoredVersion {
         StoredVersion(
             id: try column(row, 0), itemReference: try column(row, 1), version: try column(row, 2),
             content: try content(row, from: 3),
-            cancelledAt: try (optionalColumn(row, 12) as Int64?).map(StoreTime.date))
+            cancelledAt: try (optionalColumn(row, 14) as Int64?).map(StoreTime.date),
+            consent: try consentState(column(row, 15)))
     }
 
-    static func storedReservation(_ row: Row) throws -> StoredReservation {
-        StoredReservation(
-            id: try column(row, 0),
+    /// A record from the columns of ``StoreSQLNames/reservationColumns``, starting at `offset` (a change event's copy
+    /// starts after its own columns).
+    static func storedReservation(_ row: Row) throws -> StoredReservation { try storedReservation(row, from: 0) }
+
+    static func storedReservation(_ row: Row, from offset: Int) throws -> StoredReservation {
+        let at = StoreSQLNames.contentColumnCount + offset
+        return StoredReservation(
+            id: try column(row, offset),
             key: ReservationKey(
-                owner: try owner(column(row, 1)), sourceDomain: try column(row, 2), itemReference: try column(row, 3)),
-            content: try content(row, from: 4),
-            version: try column(row, 13),
-            createdAt: StoreTime.date(try column(row, 14)),
-            updatedAt: StoreTime.date(try column(row, 15)),
-            cancelledAt: try (optionalColumn(row, 16) as Int64?).map(StoreTime.date)
+                owner: try owner(column(row, offset + 1)), sourceDomain: try column(row, offset + 2),
+                itemReference: try column(row, offset + 3)),
+            content: try content(row, from: offset + 4),
+            version: try column(row, at + 4),
+            createdAt: StoreTime.date(try column(row, at + 5)),
+            updatedAt: StoreTime.date(try column(row, at + 6)),
+            cancelledAt: try (optionalColumn(row, at + 7) as Int64?).map(StoreTime.date),
+            consent: Consent(
+                try consentState(column(row, at + 8)), reason: try consentReason(column(row, at + 9)),
+                changedAt: StoreTime.date(try column(row, at + 10)))
         )
     }
 
@@ -224,9 +256,24 @@ extension SQLiteStore {
             reservationID: try column(row, 0),
             version: try column(row, 1),
             content: try content(row, from: 2),
-            recordedAt: StoreTime.date(try column(row, 11)),
-            cancelledAt: try (optionalColumn(row, 12) as Int64?).map(StoreTime.date)
+            recordedAt: StoreTime.date(try column(row, 13)),
+            cancelledAt: try (optionalColumn(row, 14) as Int64?).map(StoreTime.date)
         )
+    }
+
+    static func consentState(_ raw: String) throws -> Consent.State {
+        guard let state = Consent.State(rawValue: raw) else {
+            throw StoreError(code: .corrupt, reason: "a stored reservation has the unknown consent \(raw.prefix(40)); upgrade the gateway")
+        }
+        return state
+    }
+
+    static func consentReason(_ raw: String) throws -> Consent.Reason {
+        guard let reason = Consent.Reason(rawValue: raw) else {
+            throw StoreError(
+                code: .corrupt, reason: "a stored reservation has the unknown consent reason \(raw.prefix(40)); upgrade the gateway")
+        }
+        return reason
     }
 
     static func status(_ raw: String) throws -> StoredReservation.Status {

@@ -274,6 +274,46 @@ extension SQLiteStore {
                         WHERE state = 'pending';
                     """)
         }
+        // The owner decides (issue 16): consent on each record, provenance and the end on each version (what
+        // retention counts from), each owner's sender decisions and profile; the change events copy the record with
+        // them. Records stored before keep being shown: accepted, "before-consent".
+        migrator.registerMigration("v5-consent") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE reservation ADD COLUMN provenance TEXT NOT NULL DEFAULT '{"sources":[]}';
+                    ALTER TABLE reservation ADD COLUMN ends_at INTEGER;
+                    ALTER TABLE reservation ADD COLUMN consent TEXT NOT NULL DEFAULT 'accepted';
+                    ALTER TABLE reservation ADD COLUMN consent_reason TEXT NOT NULL DEFAULT 'before-consent';
+                    ALTER TABLE reservation ADD COLUMN consent_changed_at INTEGER NOT NULL DEFAULT 0;
+                    UPDATE reservation SET consent_changed_at = updated_at;
+                    CREATE INDEX reservation_by_end ON reservation (ends_at);
+                    ALTER TABLE reservation_history ADD COLUMN provenance TEXT NOT NULL DEFAULT '{"sources":[]}';
+                    ALTER TABLE reservation_history ADD COLUMN ends_at INTEGER;
+
+                    CREATE TABLE sender_preference (
+                        owner TEXT NOT NULL,
+                        domain TEXT NOT NULL,
+                        decision TEXT NOT NULL,
+                        updated_at INTEGER NOT NULL,
+                        PRIMARY KEY (owner, domain)
+                    );
+                    CREATE TABLE owner_profile (
+                        owner TEXT PRIMARY KEY NOT NULL,
+                        names TEXT NOT NULL,
+                        learned_names TEXT NOT NULL,
+                        suggested_in_calendar TEXT NOT NULL,
+                        updated_at INTEGER NOT NULL
+                    );
+                    CREATE INDEX spooled_message_by_creation ON spooled_message (created_at);
+
+                    ALTER TABLE change_event ADD COLUMN provenance TEXT NOT NULL DEFAULT '{"sources":[]}';
+                    ALTER TABLE change_event ADD COLUMN ends_at INTEGER;
+                    ALTER TABLE change_event ADD COLUMN consent TEXT NOT NULL DEFAULT 'accepted';
+                    ALTER TABLE change_event ADD COLUMN consent_reason TEXT NOT NULL DEFAULT 'before-consent';
+                    ALTER TABLE change_event ADD COLUMN consent_changed_at INTEGER NOT NULL DEFAULT 0;
+                    UPDATE change_event SET consent_changed_at = updated_at;
+                    """)
+        }
         precondition(migrator.migrations == StoreSchema.versions, "SQLite's migrations must be StoreSchema.versions")
         return migrator
     }

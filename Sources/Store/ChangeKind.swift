@@ -18,9 +18,12 @@ package struct ChangeKind: Hashable, Sendable, Codable, CustomStringConvertible,
     /// A record became cancelled (a new version whose status is cancelled, or a cancelled record created by a
     /// cancellation that arrived first).
     package static let cancelled = ChangeKind("reservation.cancelled")
+    /// The owner accepted or declined the record (issue 16): its content is the same, what a calendar shows of it
+    /// is not (the record's `consent` says which).
+    package static let consentChanged = ChangeKind("reservation.consent-changed")
 
     /// Every kind this build records, in the order people read them.
-    package static let known: [ChangeKind] = [.created, .updated, .cancelled]
+    package static let known: [ChangeKind] = [.created, .updated, .cancelled, .consentChanged]
 
     /// The kind named `rawValue`, when this build knows it.
     package init?(rawValue: String) {

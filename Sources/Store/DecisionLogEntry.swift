@@ -70,9 +70,19 @@ extension DecisionLogEntry {
     /// warnings), in order, each followed by the records its plan superseded (cancelled, with
     /// ``LifecyclePlan/supersededCode``): what every backend's `ingest` writes to the log, in the transaction that
     /// applied them.
+    ///
+    /// An item the owner's block kept out is logged without its content: the owner and the outcome only, the item
+    /// reference withheld (``ReservationOutcomeRecord/withheld``), with the code `consent.sender-blocked`.
     package func recording(_ plans: [LifecyclePlan], of reservations: [IncomingReservation]) -> DecisionLogEntry {
         var entry = self
         for (item, plan) in zip(reservations, plans) {
+            if plan.outcome == .blocked {
+                entry.reservations.append(
+                    ReservationOutcomeRecord(
+                        itemReference: ReservationOutcomeRecord.withheld, owner: item.owner, outcome: plan.outcome,
+                        codes: [ReservationOutcomeRecord.senderBlocked]))
+                continue
+            }
             entry.reservations.append(
                 ReservationOutcomeRecord(
                     itemReference: item.itemReference, owner: item.owner, outcome: plan.outcome, codes: item.warnings))
@@ -83,6 +93,29 @@ extension DecisionLogEntry {
                         codes: [LifecyclePlan.supersededCode]))
             }
         }
+        return entry
+    }
+
+    /// Whether this entry names `owner`, among its owners or as an item's owner.
+    package func names(_ owner: OwnerAddress) -> Bool {
+        owners.contains(owner) || reservations.contains { $0.owner == owner }
+    }
+
+    /// This entry as one owner may see it (their export): the other owners it names, and their items, left out.
+    package func keepingOnly(_ owner: OwnerAddress) -> DecisionLogEntry {
+        var entry = self
+        entry.owners.removeAll { $0 != owner }
+        entry.reservations.removeAll { $0.owner != nil && $0.owner != owner }
+        return entry
+    }
+
+    /// This entry without `owner` (issue 16, `gateway owners forget`): nil when nothing of it remains that is not
+    /// theirs (it named no other owner), else the entry with `owner` and their items removed.
+    package func forgetting(_ owner: OwnerAddress) -> DecisionLogEntry? {
+        var entry = self
+        entry.owners.removeAll { $0 == owner }
+        entry.reservations.removeAll { $0.owner == owner }
+        guard !entry.owners.isEmpty || entry.reservations.contains(where: { $0.owner != nil }) else { return nil }
         return entry
     }
 }

@@ -1,8 +1,8 @@
 /// Everything the gateway keeps, from one backend: reservations, the decision log, the domain registry, the
 /// developer flags, the message spool, the server's tokens, the cluster's job leases, the quota counters, the shared
-/// secrets, and the outbox of changes with its webhook subscriptions.
+/// secrets, the outbox of changes with its webhook subscriptions, and what owners decided.
 package protocol GatewayStore: ReservationStore, DecisionLog, DomainRegistryStore, FlagStore, MessageSpool, TokenStore,
-    JobLeaseStore, QuotaStore, SecretStore, ChangeFeed, WebhookStore
+    JobLeaseStore, QuotaStore, SecretStore, ChangeFeed, WebhookStore, OwnerStore, RetentionStore
 {
     /// Applies `reservations`, appends `decision` with what happened to each of them, and removes the spooled
     /// message it was retried from, all in one transaction: the log never disagrees with the records.

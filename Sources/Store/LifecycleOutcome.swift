@@ -15,8 +15,12 @@ package enum LifecycleOutcome: Hashable, Sendable {
     /// 0: it is kept as a cancelled record, so that a confirmation arriving later without a newer `modifiedTime` is
     /// stale instead of reviving the booking.
     case cancelled(count: Int)
+    /// The owner blocked the sender: nothing was stored for this owner (the decision log keeps no content of it).
+    case blocked
+    /// The owner declined the reservation: the update was not stored (a cancellation would have been).
+    case declined
 
-    /// The outcome's stable name: `created`, `updated`, `unchanged`, `stale` or `cancelled`.
+    /// The outcome's stable name: `created`, `updated`, `unchanged`, `stale`, `cancelled`, `blocked` or `declined`.
     package var code: String {
         switch self {
         case .created: "created"
@@ -24,6 +28,8 @@ package enum LifecycleOutcome: Hashable, Sendable {
         case .unchanged: "unchanged"
         case .stale: "stale"
         case .cancelled: "cancelled"
+        case .blocked: "blocked"
+        case .declined: "declined"
         }
     }
 }
@@ -42,6 +48,8 @@ extension LifecycleOutcome: Codable {
         case "unchanged": self = .unchanged
         case "stale": self = .stale
         case "cancelled": self = .cancelled(count: try container.decode(Int.self, forKey: .count))
+        case "blocked": self = .blocked
+        case "declined": self = .declined
         default:
             throw DecodingError.dataCorruptedError(
                 forKey: .outcome, in: container, debugDescription: "unknown lifecycle outcome \(code)")
@@ -54,7 +62,7 @@ extension LifecycleOutcome: Codable {
         switch self {
         case .updated(let version): try container.encode(version, forKey: .version)
         case .cancelled(let count): try container.encode(count, forKey: .count)
-        case .created, .unchanged, .stale: break
+        case .created, .unchanged, .stale, .blocked, .declined: break
         }
     }
 }

@@ -8,13 +8,42 @@ package struct StoredVersion: Hashable, Sendable {
     package var version: Int
     package var content: ReservationContent
     package var cancelledAt: Date?
+    /// The owner's consent: a declined record takes no update but a cancellation.
+    package var consent: Consent.State
 
-    package init(id: Int64, itemReference: String, version: Int, content: ReservationContent, cancelledAt: Date?) {
+    package init(
+        id: Int64, itemReference: String, version: Int, content: ReservationContent, cancelledAt: Date?,
+        consent: Consent.State = .suggested
+    ) {
         self.id = id
         self.itemReference = itemReference
         self.version = version
         self.content = content
         self.cancelledAt = cancelledAt
+        self.consent = consent
+    }
+}
+
+/// What the owner decided that bears on a new reservation: their decision about its sender domain and the names
+/// bookings for them are made under. Read by the backend with the records (``LifecycleReads/senderDomains``,
+/// the owner's profile), in the same transaction.
+package struct OwnerContext: Hashable, Sendable {
+    /// The decision that applies to the reservation's sender domain (``SenderPreference/decision(for:among:)``).
+    package var senderDecision: SenderDecision
+    /// The owner's known names (set and learned); empty when unknown.
+    package var names: [String]
+
+    package init(senderDecision: SenderDecision = .ask, names: [String] = []) {
+        self.senderDecision = senderDecision
+        self.names = names
+    }
+
+    /// The context from what the backend read: the owner's preferences for ``LifecycleReads/senderDomains`` and
+    /// their profile.
+    package init(sourceDomain: String, preferences: [SenderPreference], profile: OwnerProfile?) {
+        self.init(
+            senderDecision: SenderPreference.decision(for: sourceDomain, among: preferences),
+            names: profile?.knownNames ?? [])
     }
 }
 
@@ -27,10 +56,13 @@ package struct LifecycleState: Sendable {
     /// ``LifecycleReads/wholeContainer`` asks for (all of them, or its minimal cancellations and its one-part record:
     /// the one whose item reference is the booking number), ordered by id.
     package var container: [StoredVersion]
+    /// The owner's decisions that bear on a new reservation.
+    package var owner: OwnerContext
 
-    package init(current: StoredVersion?, container: [StoredVersion]) {
+    package init(current: StoredVersion?, container: [StoredVersion], owner: OwnerContext = OwnerContext()) {
         self.current = current
         self.container = container
+        self.owner = owner
     }
 }
 
@@ -48,6 +80,25 @@ package struct LifecycleReads: Hashable, Sendable {
     /// of many items is not read whole for each of them.
     package var wholeContainer: Bool
 
+    package init(
+        owner: OwnerAddress, sourceDomain: String, itemReference: String, containerReference: String,
+        wholeContainer: Bool, ownerNames: Bool = false
+    ) {
+        self.owner = owner
+        self.sourceDomain = sourceDomain
+        self.itemReference = itemReference
+        self.containerReference = containerReference
+        self.wholeContainer = wholeContainer
+        self.ownerNames = ownerNames
+    }
+
+    /// Whether the rules need the owner's known names (their profile): only for an item booked under a name.
+    package var ownerNames: Bool
+
+    /// The domains whose sender preferences apply (the source domain and its parents): the backend reads the owner's
+    /// preferences for these, and the owner's profile, for ``OwnerContext``.
+    package var senderDomains: [String] { SenderPreference.candidateDomains(for: sourceDomain) }
+
     /// Whether `record` (of this owner and domain) is one of the records these reads ask for.
     package func wants(itemReference: String, containerReference: String, isMinimalCancellation: Bool) -> Bool {
         itemReference == self.itemReference
@@ -56,13 +107,13 @@ package struct LifecycleReads: Hashable, Sendable {
     }
 
     /// Sorts what the backend read into the rules' input.
-    package func state(from records: [StoredVersion]) -> LifecycleState {
+    package func state(from records: [StoredVersion], owner: OwnerContext = OwnerContext()) -> LifecycleState {
         LifecycleState(
             current: records.first { $0.itemReference == itemReference },
             container: records.filter {
                 $0.content.containerReference == containerReference
                     && (wholeContainer || $0.content.isMinimalCancellation || $0.itemReference == containerReference)
-            }.sorted { $0.id < $1.id })
+            }.sorted { $0.id < $1.id }, owner: owner)
     }
 }
 
@@ -98,8 +149,8 @@ package struct LifecyclePlan: Hashable, Sendable {
 
 /// One write of a ``LifecyclePlan``. Times are the instant the plan was made (the store's clock).
 package enum LifecycleWrite: Hashable, Sendable {
-    /// Insert a new record at `key`, version 1, created and updated `at`.
-    case create(key: ReservationKey, content: ReservationContent, at: Date, cancelledAt: Date?)
+    /// Insert a new record at `key`, version 1, created and updated `at`, with the owner's `consent`.
+    case create(key: ReservationKey, content: ReservationContent, at: Date, cancelledAt: Date?, consent: Consent)
     /// Copy record `recordID`'s current version, unchanged, into its history (before it is overwritten).
     case archive(recordID: Int64)
     /// Make `content` record `recordID`'s version `version`, written `at`. The record must be at `version - 1`:

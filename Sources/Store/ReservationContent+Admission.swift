@@ -12,9 +12,10 @@ extension ReservationContent {
     ///   - flags: The developer flags the admission relied on.
     ///   - source: The email's Message-ID or the page's URL.
     ///   - warnings: What admission dropped from the markup and why (links it does not keep), kept in the payload.
+    ///   - provenance: Where it came from, in full.
     package init(
         admitted reservation: Reservation, normalized: JSONValue, senderTime: SenderTime?, flags: [String], source: String,
-        warnings: [StoredPayload.Warning] = []
+        warnings: [StoredPayload.Warning] = [], provenance: Provenance = Provenance()
     ) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -31,7 +32,30 @@ extension ReservationContent {
             containerReference: reservation.containerReference ?? reservation.reservationId ?? "", status: status,
             isMinimalCancellation: reservation.isMinimalCancellation,
             senderTime: SenderTime.choose(modifiedTime: reservation.modifiedTime?.instant, fallback: senderTime),
-            kind: reservation.kind.rawValue, payload: payload, flags: flags, source: source)
+            kind: reservation.kind.rawValue, payload: payload, flags: flags, source: source, provenance: provenance,
+            endsAt: Self.end(of: reservation))
+    }
+
+    /// When `reservation` ends, for retention: its end, else its start; a date without a time ends when that day has
+    /// ended everywhere on Earth (the next day at 12:00 UTC). Nil when it states no time.
+    package static func end(of reservation: Reservation) -> Date? {
+        guard let time = reservation.endTime ?? reservation.startTime else { return nil }
+        if let instant = time.instant { return instant }
+        guard let day = try? Date(time.localDate + "T00:00:00Z", strategy: .iso8601) else { return nil }
+        return day.addingTimeInterval(36 * 3600)
+    }
+
+    /// The name the booking is under: the reservation's `underName`, else its first ticket's.
+    package static func underName(of reservation: Reservation) -> String? {
+        reservation.underName ?? reservation.tickets.lazy.compactMap(\.underName).first
+    }
+}
+
+extension StoredReservation {
+    /// The name the booking is under, read from the payload; nil when it names none (or the payload does not decode).
+    package var underName: String? {
+        guard let payload = try? JSONDecoder().decode(StoredPayload.self, from: content.payload) else { return nil }
+        return ReservationContent.underName(of: payload.reservation)
     }
 }
 
@@ -41,7 +65,7 @@ extension IncomingReservation {
     package init(
         admitted reservation: Reservation, normalized: JSONValue, owner: OwnerAddress, sourceDomain: String,
         senderTime: SenderTime?, flags: [String], source: String, warnings: [StoredPayload.Warning] = [],
-        bookingParts: BookingParts? = nil
+        bookingParts: BookingParts? = nil, provenance: Provenance = Provenance()
     ) {
         self.init(
             key: ReservationKey(
@@ -49,8 +73,9 @@ extension IncomingReservation {
                 itemReference: reservation.itemReference ?? reservation.reservationId ?? ""),
             content: ReservationContent(
                 admitted: reservation, normalized: normalized, senderTime: senderTime, flags: flags, source: source,
-                warnings: warnings),
-            warnings: warnings.map(\.code), bookingParts: bookingParts, part: PartIdentity(reservation))
+                warnings: warnings, provenance: provenance),
+            underName: ReservationContent.underName(of: reservation), warnings: warnings.map(\.code),
+            bookingParts: bookingParts, part: PartIdentity(reservation))
     }
 }
 

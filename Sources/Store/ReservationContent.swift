@@ -37,10 +37,16 @@ package struct ReservationContent: Codable, Hashable, Sendable {
     package var flags: [String]
     /// Where this version came from: the email's Message-ID or the page's URL.
     package var source: String
+    /// Where this version came from, in full: channel, domain, DKIM identity or certificate, flags, policy (issue 16).
+    package var provenance: Provenance
+    /// When the reservation ends (its end, else its start), as far as the payload says: what retention counts from.
+    /// Nil when it states no time (a minimal cancellation).
+    package var endsAt: Date?
 
     package init(
         containerReference: String, status: Status, isMinimalCancellation: Bool = false, senderTime: SenderTime? = nil,
-        kind: String, payload: Data, flags: [String] = [], source: String
+        kind: String, payload: Data, flags: [String] = [], source: String, provenance: Provenance = Provenance(),
+        endsAt: Date? = nil
     ) {
         self.containerReference = containerReference
         self.status = status
@@ -50,10 +56,13 @@ package struct ReservationContent: Codable, Hashable, Sendable {
         self.payload = payload
         self.flags = flags
         self.source = source
+        self.provenance = provenance
+        self.endsAt = endsAt.map(StoreTime.truncated)
     }
 
     /// True when `other` says the same thing: the same booking, status, kind and payload. The sender time, the
-    /// flags and the source say how a version arrived, not what it says, so a resent email is "the same content".
+    /// flags, the source and the provenance say how a version arrived, not what it says, so a resent email is "the
+    /// same content".
     package func says(theSameAs other: ReservationContent) -> Bool {
         containerReference == other.containerReference && status == other.status
             && isMinimalCancellation == other.isMinimalCancellation && kind == other.kind && payload == other.payload
@@ -64,6 +73,9 @@ package struct ReservationContent: Codable, Hashable, Sendable {
 package struct IncomingReservation: Codable, Hashable, Sendable {
     package var key: ReservationKey
     package var content: ReservationContent
+    /// The name the booking is under (schema.org `underName`), for the consent rules: a booking clearly made for
+    /// someone else is never accepted automatically. Not stored apart from the payload.
+    package var underName: String?
     /// Codes worth the sender's attention (a link dropped from the markup), written beside this item's outcome in the
     /// decision log; not part of the stored content.
     package var warnings: [String]
@@ -77,22 +89,24 @@ package struct IncomingReservation: Codable, Hashable, Sendable {
     package var part: PartIdentity?
 
     package init(
-        key: ReservationKey, content: ReservationContent, warnings: [String] = [], bookingParts: BookingParts? = nil,
-        part: PartIdentity? = nil
+        key: ReservationKey, content: ReservationContent, underName: String? = nil, warnings: [String] = [],
+        bookingParts: BookingParts? = nil, part: PartIdentity? = nil
     ) {
         self.key = key
         self.content = content
+        self.underName = underName
         self.warnings = warnings
         self.bookingParts = bookingParts
         self.part = part
     }
 
-    private enum CodingKeys: String, CodingKey { case key, content, warnings, bookingParts, part }
+    private enum CodingKeys: String, CodingKey { case key, content, underName, warnings, bookingParts, part }
 
     package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         key = try container.decode(ReservationKey.self, forKey: .key)
         content = try container.decode(ReservationContent.self, forKey: .content)
+        underName = try container.decodeIfPresent(String.self, forKey: .underName)
         warnings = try container.decodeIfPresent([String].self, forKey: .warnings) ?? []
         bookingParts = try container.decodeIfPresent(BookingParts.self, forKey: .bookingParts)
         part = try container.decodeIfPresent(PartIdentity.self, forKey: .part)
@@ -150,10 +164,12 @@ package struct StoredReservation: Codable, Hashable, Sendable, Identifiable {
     package var updatedAt: Date
     /// When the record was first marked cancelled; nil while it is live.
     package var cancelledAt: Date?
+    /// Whether the owner wants it in their calendar (not versioned: the owner's decision, not the sender's content).
+    package var consent: Consent
 
     package init(
         id: Int64, key: ReservationKey, content: ReservationContent, version: Int, createdAt: Date, updatedAt: Date,
-        cancelledAt: Date?
+        cancelledAt: Date?, consent: Consent? = nil
     ) {
         self.id = id
         self.key = key
@@ -162,7 +178,11 @@ package struct StoredReservation: Codable, Hashable, Sendable, Identifiable {
         self.createdAt = createdAt
         self.updatedAt = updatedAt
         self.cancelledAt = cancelledAt
+        self.consent = consent ?? Consent(.suggested, reason: .new, changedAt: createdAt)
     }
+
+    /// When anything a calendar shows of it last changed: its content or the owner's consent.
+    package var lastChangedAt: Date { max(updatedAt, consent.changedAt) }
 
     package var owner: OwnerAddress { key.owner }
     package var sourceDomain: String { key.sourceDomain }
@@ -175,6 +195,7 @@ package struct StoredReservation: Codable, Hashable, Sendable, Identifiable {
     package var source: String { content.source }
     package var senderTime: SenderTime? { content.senderTime }
     package var isMinimalCancellation: Bool { content.isMinimalCancellation }
+    package var provenance: Provenance { content.provenance }
 }
 
 /// One version of a reservation record, earlier or current (``ReservationStore/history(of:)``).
@@ -207,4 +228,5 @@ package struct ReservationHistoryEntry: Codable, Hashable, Sendable {
     package var flags: [String] { content.flags }
     package var source: String { content.source }
     package var senderTime: SenderTime? { content.senderTime }
+    package var provenance: Provenance { content.provenance }
 }

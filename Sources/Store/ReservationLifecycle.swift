@@ -17,6 +17,14 @@ import Reservations
 /// - A minimal cancellation cancels every item of its container reference, from its source domain, for its owner;
 ///   arriving before any of them, it is kept as a cancelled record of its own, and an item of that container that
 ///   is not provably newer is then stale.
+///
+/// The owner decides (issue 16, ``Consent``):
+/// - A new record is `suggested`, or `accepted` when the owner trusts its sender domain, unless the name on the
+///   booking is clearly not the owner's (``OwnerName``): then it stays `suggested`, with that reason.
+/// - Nothing new from a sender the owner blocked is stored (``LifecycleOutcome/blocked``); a cancellation of what is
+///   already stored still is, so that no calendar keeps showing a cancelled booking.
+/// - A declined record takes no update (``LifecycleOutcome/declined``) but its cancellation.
+/// - An update leaves the consent as it is.
 /// - An item with no record at its key is the record of the same part (kind, part key and passenger) stored under
 ///   another item reference of its booking, when exactly one is: a one-part document names a part by the booking
 ///   number, a document of several parts by longer references, and the part is one reservation either way.
@@ -36,7 +44,8 @@ package enum ReservationLifecycle {
             wholeContainer: incoming.content.isMinimalCancellation || supersedes(incoming)
                 // A one-part document's item (its item reference is the booking number) may be a part stored under
                 // a longer reference: the booking's records are read to find it.
-                || (incoming.part != nil && incoming.itemReference == incoming.content.containerReference))
+                || (incoming.part != nil && incoming.itemReference == incoming.content.containerReference),
+            ownerNames: incoming.underName != nil)
     }
 
     /// The writes and the outcome for `incoming`.
@@ -56,7 +65,8 @@ package enum ReservationLifecycle {
             state.current = record
         }
         var plan = itemPlan(for: incoming, state: state, now: now, channel: channel)
-        if supersedes(incoming), plan.outcome != .stale, let parts = incoming.bookingParts {
+        // A blocked sender's confirmation changes nothing stored for this owner, not even by superseding.
+        if supersedes(incoming), plan.outcome != .stale, plan.outcome != .blocked, let parts = incoming.bookingParts {
             supersede(notIn: parts, by: incoming, of: state.container, now: StoreTime.truncated(now), channel: channel, into: &plan)
         }
         return plan
@@ -106,6 +116,7 @@ package enum ReservationLifecycle {
             written.senderTime = confirmation.senderTime ?? record.content.senderTime
             written.flags = confirmation.flags
             written.source = confirmation.source
+            written.provenance = confirmation.provenance
             let key = ReservationKey(
                 owner: incoming.owner, sourceDomain: incoming.sourceDomain, itemReference: record.itemReference)
             plan.writes += [
@@ -129,6 +140,8 @@ package enum ReservationLifecycle {
         // Nothing of this reservation yet: a minimal cancellation is kept at its own key, like any item.
 
         guard let current = state.current else {
+            // A blocked sender stores nothing new for this owner, not even a cancellation kept for later.
+            if state.owner.senderDecision == .block { return LifecyclePlan(outcome: .blocked) }
             // A cancellation that arrived first wins over a confirmation that is not provably newer: mail is not
             // delivered in order.
             let cancellations = state.container.filter { $0.content.isMinimalCancellation && $0.content.status == .cancelled }
@@ -140,7 +153,9 @@ package enum ReservationLifecycle {
             let cancelled = content.status == .cancelled
             return LifecyclePlan(
                 writes: [
-                    .create(key: incoming.key, content: content, at: now, cancelledAt: cancelled ? now : nil),
+                    .create(
+                        key: incoming.key, content: content, at: now, cancelledAt: cancelled ? now : nil,
+                        consent: consent(for: incoming, owner: state.owner, now: now)),
                     .recordChange(key: incoming.key, kind: cancelled ? .cancelled : .created, at: now, channel: channel),
                 ],
                 outcome: cancelled ? .cancelled(count: 0) : .created)
@@ -152,6 +167,11 @@ package enum ReservationLifecycle {
                 current.content.senderTime.map({ time > $0 }) ?? true
             else { return LifecyclePlan(outcome: .unchanged) }
             return LifecyclePlan(writes: [.advanceSenderTime(recordID: current.id, to: time)], outcome: .unchanged)
+        }
+        // The owner said no (to this reservation, or to its sender): only a cancellation is still recorded.
+        if content.status != .cancelled {
+            if current.consent == .declined { return LifecyclePlan(outcome: .declined) }
+            if state.owner.senderDecision == .block { return LifecyclePlan(outcome: .blocked) }
         }
         if current.content.status == .cancelled, content.status != .cancelled,
             !isNewer(content.senderTime, than: current.content.senderTime)
@@ -193,6 +213,7 @@ package enum ReservationLifecycle {
             written.senderTime = cancellation.senderTime ?? item.content.senderTime
             written.flags = cancellation.flags
             written.source = cancellation.source
+            written.provenance = cancellation.provenance
             let key = ReservationKey(
                 owner: incoming.owner, sourceDomain: incoming.sourceDomain, itemReference: item.itemReference)
             writes += [
@@ -204,6 +225,16 @@ package enum ReservationLifecycle {
         }
         let outcome: LifecycleOutcome = cancelled > 0 ? .cancelled(count: cancelled) : stale > 0 ? .stale : .unchanged
         return LifecyclePlan(writes: writes, outcome: outcome)
+    }
+
+    /// A new record's consent: accepted when the owner trusts the sender, unless the booking is clearly under someone
+    /// else's name; suggested otherwise.
+    static func consent(for incoming: IncomingReservation, owner: OwnerContext, now: Date) -> Consent {
+        if let name = incoming.underName, OwnerName.isClearlyNot(name, anyOf: owner.names) {
+            return Consent(.suggested, reason: .nameMismatch, changedAt: now)
+        }
+        if owner.senderDecision == .trust { return Consent(.accepted, reason: .trustedSender, changedAt: now) }
+        return Consent(.suggested, reason: .new, changedAt: now)
     }
 
     /// True when both times are known and `time` is strictly earlier than `other`.

@@ -15,6 +15,11 @@ package struct ReservationOutcomeRecord: Codable, Hashable, Sendable {
         self.codes = codes
     }
 
+    /// The item reference logged for an item the owner's block kept out: the log says so without its content.
+    package static let withheld = "withheld"
+    /// The code of an item the owner's block kept out.
+    package static let senderBlocked = "consent.sender-blocked"
+
     private enum CodingKeys: String, CodingKey { case itemReference, owner, outcome, codes }
 
     package init(from decoder: any Decoder) throws {

@@ -43,6 +43,16 @@ package struct StoreLimits: Hashable, Sendable {
             try checkField(content.kind, "kind", index: index)
             try checkField(content.source, "source", index: index)
             try checkList(content.flags, "flags", index: index)
+            guard content.provenance.sources.count <= maximumListCount else {
+                throw StoreError(
+                    code: .invalidArgument,
+                    reason: "reservation \(index) names \(content.provenance.sources.count) sources, over the limit of \(maximumListCount)")
+            }
+            for source in content.provenance.sources {
+                try checkField(source.url ?? "", "provenance.url", index: index)
+                try checkField(source.sourceDomain, "provenance.sourceDomain", index: index)
+                try checkList(source.flags + source.testModes, "provenance.flags", index: index)
+            }
             try checkList(item.warnings, "warnings", index: index)
             guard content.payload.count <= maximumPayloadBytes else {
                 throw StoreError(
@@ -202,6 +212,26 @@ package struct StoreLimits: Hashable, Sendable {
         try checkField(actor, "actor")
     }
 
+    /// Throws `store.invalid-argument` unless a profile update's names are within limits: at most 32 names of at most
+    /// 256 bytes each.
+    package func validateProfile(_ update: OwnerProfileUpdate) throws(StoreError) {
+        guard let names = update.names else { return }
+        guard names.count <= 32 else {
+            throw StoreError(code: .invalidArgument, reason: "a profile names \(names.count) names; give at most 32")
+        }
+        for name in names where name.utf8.count > 256 {
+            throw StoreError(code: .invalidArgument, reason: "a name of \(name.utf8.count) bytes is over 256 bytes")
+        }
+    }
+
+    /// Throws `store.invalid-argument` unless a sender decision names a domain within limits.
+    package func validateSenderDomain(_ domain: String) throws(StoreError) {
+        guard !StoreNames.domain(domain).isEmpty else {
+            throw StoreError(code: .invalidArgument, reason: "a sender decision needs the sender's domain")
+        }
+        try checkField(domain, "domain")
+    }
+
     /// Throws `store.invalid-argument` unless a subscription's fields are within limits.
     package func validateWebhook(url: String, domain: String?, types: [ChangeKind], secret: String, actor: String)
         throws(StoreError)
@@ -228,7 +258,7 @@ package struct StoreLimits: Hashable, Sendable {
 /// at `v3`, the first schema it had; SQLite's at `v1`.
 package enum StoreSchema {
     /// Every schema version, oldest first.
-    package static let versions = ["v1", "v2", "v3", "v4", "v5-trust", "v5-outbox"]
+    package static let versions = ["v1", "v2", "v3", "v4", "v5-trust", "v5-outbox", "v5-consent"]
     /// The version this gateway writes.
     package static var current: String { versions[versions.count - 1] }
 }

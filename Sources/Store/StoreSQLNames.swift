@@ -15,43 +15,49 @@ package enum StoreSQLNames {
         case .flagChanges: "developer_flag_change"
         case .spooledMessages: "spooled_message"
         case .tokens: "access_token"
+        case .senderPreferences: "sender_preference"
+        case .ownerProfiles: "owner_profile"
         case .changeEvents: "change_event"
         case .webhooks: "webhook"
         case .webhookDeliveries: "webhook_delivery"
         }
     }
 
-    /// A whole record: the key, then the content (from index 4), then version and times.
+    /// A version's content, in the order every column list below has it: container reference, status, minimal,
+    /// sender time and its source, kind, payload, flags, source, provenance, end.
+    package static let contentColumns = """
+        container_reference, status, is_minimal_cancellation, sender_time, sender_time_source, kind, payload, flags,
+        source, provenance, ends_at
+        """
+    /// How many columns ``contentColumns`` has.
+    package static let contentColumnCount = 11
+
+    /// A whole record: the key (0-3), then the content (from index 4), then version and times (15-18), then the
+    /// owner's consent (19-21).
     package static let reservationColumns = """
-        id, owner, source_domain, item_reference, container_reference, status, is_minimal_cancellation,
-        sender_time, sender_time_source, kind, payload, flags, source, version, created_at, updated_at, cancelled_at
+        id, owner, source_domain, item_reference, \(contentColumns), version, created_at, updated_at, cancelled_at,
+        consent, consent_reason, consent_changed_at
         """
 
-    /// What the lifecycle reads of a record (``StoredVersion``): the content from index 3.
+    /// What the lifecycle reads of a record (``StoredVersion``): the content from index 3, then the cancellation
+    /// (14) and the consent (15).
     package static let versionColumns = """
-        id, item_reference, version, container_reference, status, is_minimal_cancellation, sender_time,
-        sender_time_source, kind, payload, flags, source, cancelled_at
+        id, item_reference, version, \(contentColumns), cancelled_at, consent
         """
 
     /// A change event: position, kind, time and channel, then the record as ``reservationColumns`` lists it (from
     /// index 4), the reservation's id named `reservation_id`.
-    package static let changeColumns = """
-        position, change, recorded_at, channel, reservation_id, owner, source_domain, item_reference,
-        container_reference, status, is_minimal_cancellation, sender_time, sender_time_source, kind, payload, flags,
-        source, version, created_at, updated_at, cancelled_at
-        """
+    package static let changeColumns = "position, change, recorded_at, channel, \(changeRecordColumns)"
 
     /// What ``LifecycleWrite/recordChange(key:kind:at:channel:)`` copies from the record: the columns of
     /// ``changeColumns`` from `reservation_id` on, as `reservation` names them.
-    package static let changeCopiedColumns = """
-        id, owner, source_domain, item_reference, container_reference, status, is_minimal_cancellation, sender_time,
-        sender_time_source, kind, payload, flags, source, version, created_at, updated_at, cancelled_at
-        """
+    package static let changeCopiedColumns = reservationColumns
 
-    /// The columns of ``changeColumns`` from `reservation_id` on, as `change_event` names them.
+    /// The columns of ``changeColumns`` from `reservation_id` on, as `change_event` names them (the record's
+    /// provenance and the owner's consent with them, schema `v5-consent`).
     package static let changeRecordColumns = """
-        reservation_id, owner, source_domain, item_reference, container_reference, status, is_minimal_cancellation,
-        sender_time, sender_time_source, kind, payload, flags, source, version, created_at, updated_at, cancelled_at
+        reservation_id, owner, source_domain, item_reference, \(contentColumns), version, created_at, updated_at,
+        cancelled_at, consent, consent_reason, consent_changed_at
         """
 
     /// A change's header (``ChangeHeader``), for the webhooks' fan-out.
@@ -69,9 +75,14 @@ package enum StoreSQLNames {
 
     /// An earlier version: the content from index 2.
     package static let historyColumns = """
-        reservation_id, version, container_reference, status, is_minimal_cancellation, sender_time,
-        sender_time_source, kind, payload, flags, source, recorded_at, cancelled_at
+        reservation_id, version, \(contentColumns), recorded_at, cancelled_at
         """
+
+    /// A sender preference.
+    package static let senderPreferenceColumns = "owner, domain, decision, updated_at"
+
+    /// An owner's profile.
+    package static let ownerProfileColumns = "owner, names, learned_names, suggested_in_calendar, updated_at"
 }
 
 extension StoreSQLNames {

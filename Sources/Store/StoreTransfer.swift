@@ -15,6 +15,8 @@ package enum StoreTable: String, Codable, Hashable, Sendable, CaseIterable, Codi
     case changeEvents = "change-events"
     case webhooks
     case webhookDeliveries = "webhook-deliveries"
+    case senderPreferences = "sender-preferences"
+    case ownerProfiles = "owner-profiles"
 
     /// Rows per page when copying: spooled messages are whole emails (up to the spool limit each).
     package var pageSize: Int { self == .spooledMessages ? 16 : 500 }
@@ -45,6 +47,8 @@ package enum TransferRecord: Codable, Hashable, Sendable {
     case change(ChangeEvent)
     case webhook(StoredWebhook)
     case delivery(WebhookDelivery)
+    case senderPreference(SenderPreference)
+    case ownerProfile(OwnerProfile)
 
     /// Where the next page of its table starts.
     package var cursor: TransferCursor {
@@ -61,15 +65,24 @@ package enum TransferRecord: Codable, Hashable, Sendable {
         case .change(let event): .id(event.position)
         case .webhook(let stored): .id(stored.webhook.id)
         case .delivery(let delivery): .id(delivery.id)
+        case .senderPreference(let preference): .pair(preference.owner.address, preference.domain)
+        case .ownerProfile(let profile): .name(profile.owner.address)
         }
     }
 }
 
-/// The key after which a page of a table starts: rows come in key order (id; reservation id and version; name).
+/// The key after which a page of a table starts: rows come in key order (id; reservation id and version; name;
+/// two names, compared as bytes).
 package enum TransferCursor: Hashable, Sendable {
     case id(Int64)
     case version(Int64, Int)
     case name(String)
+    case pair(String, String)
+
+    package var pair: (String, String) {
+        if case .pair(let first, let second) = self { return (first, second) }
+        return ("", "")
+    }
 
     package var id: Int64 {
         if case .id(let id) = self { return id }

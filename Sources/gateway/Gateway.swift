@@ -17,6 +17,7 @@ struct Gateway: AsyncParsableCommand {
             RegisterCommand.self, DomainsCommand.self, FlagsCommand.self, IngestCommand.self, CheckCommand.self,
             RetryCommand.self, LogCommand.self, ReservationsCommand.self, DKIMCommand.self, ExtractCommand.self,
             ServeCommand.self, TokensCommand.self, StoreCommand.self, ChangesCommand.self, WebhooksCommand.self,
+            OwnersCommand.self,
         ]
     )
 

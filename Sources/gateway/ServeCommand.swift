@@ -60,10 +60,12 @@ struct ServeCommand: AsyncParsableCommand {
             var environment = Ingestor.Environment(
                 store: store, policy: policy, resolver: keyResolver, extractor: extractor, publicSuffixes: publicSuffixes)
             environment.retryDelay = configuration.retryDelaySeconds
-            let services = GatewayServices(
+            var services = GatewayServices(
                 ingestor: Ingestor(environment: environment), configuration: configuration,
                 sandboxRestarts: { pool?.workers.reduce(0) { $0 + $1.restarts } ?? 0 },
                 sandboxReady: { pool.map { $0.workers.contains { $0.processID != nil } } ?? true }, actorPrefix: "api")
+            services.clusterJobs.append(
+                RetentionJob.clusterJob(store: store, retention: policy.retention, now: environment.now, logger: logger))
 
             let preset = ProcessInfo.processInfo.environment["GATEWAY_ADMIN_TOKEN"]
             let generated: String?

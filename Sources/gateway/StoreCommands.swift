@@ -133,15 +133,19 @@ struct ReservationsCommand: AsyncParsableCommand {
             }
             guard !found.isEmpty else { throw CommandFailure(message: "no reservation \(reference)\(items.isEmpty ? "" : " with items \(items.joined(separator: ", "))")") }
             for (reservation, history) in found {
+                let shown = ReservationView(reservation, history: history)
                 if json {
-                    var shown = ReservationView(reservation)
-                    shown.history = history.map { "v\($0.version) \($0.status.rawValue) \($0.recordedAt.formatted(.iso8601))" }
                     try Terminal.json(shown)
                     continue
                 }
-                Terminal.line(ReservationView(reservation).line)
-                for entry in history {
-                    Terminal.line("    v\(entry.version) \(entry.status.rawValue) at \(entry.recordedAt.formatted(.iso8601))")
+                Terminal.line(shown.line)
+                Terminal.line(
+                    "    consent: \(shown.consent.state.rawValue) (\(shown.consent.reason.rawValue)) since "
+                        + shown.consent.changedAt.formatted(.iso8601)
+                        + (shown.underName.map { " · booked under \($0)" } ?? ""))
+                for version in shown.versions ?? [] {
+                    Terminal.line("    v\(version.version) \(version.status) at \(version.recordedAt.formatted(.iso8601))")
+                    for source in version.provenance { Terminal.line("        " + ReservationView.describe(source)) }
                 }
                 if let markup = ReservationView(reservation).markup {
                     Terminal.line("    " + String(decoding: (try? JSONEncoder.pretty.encode(markup)) ?? Data(), as: UTF8.self).replacingOccurrences(of: "\n", with: "\n    "))
@@ -162,7 +166,11 @@ struct ReservationsCommand: AsyncParsableCommand {
 
         func run() async throws {
             let owner = try ownerOption(self.owner)
-            Terminal.write(CalendarFeed.render(try await state.withStore { try await $0.list(owner: owner) }))
+            let (records, profile) = try await state.withStore { store in
+                (try await store.list(owner: owner), try await store.profile(owner: owner))
+            }
+            Terminal.write(
+                CalendarFeed.render(records, options: .init(suggested: profile?.suggestedInCalendar ?? .tentative)))
         }
     }
 }

@@ -1,3 +1,4 @@
+import Admission
 import ArgumentParser
 import Foundation
 import Store
@@ -7,13 +8,40 @@ import StoreBackends
 struct StoreCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "store",
-        abstract: "The store itself: migrate its schema, show its state, copy it to another backend.",
+        abstract: "The store itself: migrate its schema, show its state, copy it to another backend, apply retention.",
         discussion: """
             The store is an SQLite file (the default, var/gateway.sqlite) or a PostgreSQL database \
             (postgres://USER@HOST:PORT/DATABASE?sslmode=MODE), named by --store, else GATEWAY_STORE.
             """,
-        subcommands: [Migrate.self, Status.self, Copy.self]
+        subcommands: [Migrate.self, Status.self, Copy.self, Prune.self]
     )
+
+    struct Prune: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Apply the policy's retention now: remove what it keeps no longer, and say how much.",
+            discussion: """
+                gateway serve does this itself every retention.sweepIntervalSeconds, on one node of a cluster. \
+                Reservations go a set time after they end (with every earlier version), decision-log entries and \
+                spooled messages a set time after they were written (see the policy's retention settings).
+                """)
+        @Flag(help: "Print JSON.") var json = false
+        @OptionGroup var state: StateOptions
+
+        func run() async throws {
+            let policy = try state.loadPolicy()
+            let report = try await state.withStore { try await $0.prune(policy.retention.cutoffs(now: Date())) }
+            if json { return try Terminal.json(report) }
+            Terminal.line(
+                "removed \(report.reservations) reservations (\(report.versions) earlier versions), "
+                    + "\(report.decisionLogEntries) log entries, \(report.spooledMessages) spooled messages "
+                    + "(\(policy.name) policy: reservations \(days(policy.retention.reservationsAfterEndDays)) after they end, "
+                    + "log \(days(policy.retention.decisionLogDays)), spool \(days(policy.retention.spooledMessagesDays)))")
+        }
+
+        func days(_ value: Double) -> String {
+            value == 0 ? "kept" : value == value.rounded() ? "\(Int(value)) days" : "\(value) days"
+        }
+    }
 
     struct Migrate: AsyncParsableCommand {
         static let configuration = CommandConfiguration(

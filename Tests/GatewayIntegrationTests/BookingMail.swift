@@ -193,12 +193,12 @@ extension BookingMail {
     /// A train booking from Nordic Rail (JSON-LD, station addresses with non-ASCII letters).
     static func train(
         reservationNumber: String, to: String, messageID: String, trainNumber: String = "812",
-        date: String = "Mon, 02 Nov 2026 09:14:03 +0100"
+        date: String = "Mon, 02 Nov 2026 09:14:03 +0100", underName: String = "Eva Green"
     ) -> [UInt8] {
         let jsonLD = """
             {"@context": "http://schema.org", "@type": "TrainReservation",
              "reservationNumber": "\(reservationNumber)", "reservationStatus": "http://schema.org/Confirmed",
-             "underName": {"@type": "Person", "name": "Eva Green"},
+             "underName": {"@type": "Person", "name": "\(underName)"},
              "reservationFor": {"@type": "TrainTrip", "trainNumber": "\(trainNumber)",
               "provider": {"@type": "Organization", "name": "Nordic Rail"},
               "departureStation": {"@type": "TrainStation", "name": "Oslo S",

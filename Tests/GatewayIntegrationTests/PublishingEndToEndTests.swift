@@ -78,6 +78,7 @@ struct PublishingEndToEndTests {
                     let stored = try await nodes[1].curl("GET", "/v1/reservations/\(record.id)", token: nodes[1].adminToken)
                     var view = try #require(try JSONSerialization.jsonObject(with: Data(stored.body)) as? [String: Any])
                     view["history"] = nil
+                    view["versions"] = nil  // the record's own view lists every version; an event is one of them
                     let last = try #require(changes.last?.reservation)
                     #expect(NSDictionary(dictionary: last).isEqual(to: view), "\(record.containerReference)")
                     #expect(changes.first?.type == "gateway.reservation.created")
@@ -402,7 +403,8 @@ struct PublishingEndToEndTests {
                 #expect(flight["endTzid"] as? String == "America/New_York")
                 #expect(flight["endUtc"] as? String == "2027-03-05T09:30:00+00:00")
                 #expect(flight["location"] as? String == "San Francisco")
-                #expect(events.values.allSatisfy { $0["status"] as? String == "CONFIRMED" && $0["sequence"] as? Int == 0 })
+                // Suggested until the owner accepts them (issue 16).
+                #expect(events.values.allSatisfy { $0["status"] as? String == "TENTATIVE" && $0["sequence"] as? Int == 0 })
             }
         }
     }

@@ -42,13 +42,44 @@ struct CalendarFeedTests {
         return reservation
     }
 
-    func stored(_ reservation: Reservation, version: Int = 1, status: StoredReservation.Status = .confirmed, item: String = "RXJ34P-UA110") throws -> StoredReservation {
+    func stored(
+        _ reservation: Reservation, version: Int = 1, status: StoredReservation.Status = .confirmed,
+        item: String = "RXJ34P-UA110", consent: Consent.State = .accepted
+    ) throws -> StoredReservation {
         let payload = try JSONEncoder().encode(StoredPayload(reservation: reservation, markup: .object([:])))
         return StoredReservation(
             id: 1,
             key: ReservationKey(owner: OwnerAddress("eva@guest.example.net")!, sourceDomain: "skyways.example", itemReference: item),
             content: ReservationContent(containerReference: "RXJ34P", status: status, kind: "flight", payload: payload, source: "test"),
-            version: version, createdAt: Date(), updatedAt: Date(), cancelledAt: nil)
+            version: version, createdAt: Date(), updatedAt: Date(), cancelledAt: nil,
+            consent: Consent(consent, reason: .owner, changedAt: Date(timeIntervalSince1970: 1_700_000_000)))
+    }
+
+    @Test("The owner decides: accepted is confirmed, suggested tentative or hidden, declined never shown")
+    func consent() throws {
+        let accepted = try stored(flight())
+        let suggested = try stored(flight(), item: "RXJ34P-UA111", consent: .suggested)
+        var declined = try stored(flight(), item: "RXJ34P-UA112", consent: .declined)
+        declined.id = 3
+        let feed = CalendarFeed.render([accepted, suggested, declined])
+        #expect(feed.components(separatedBy: "BEGIN:VEVENT").count == 3)
+        #expect(feed.contains("STATUS:CONFIRMED"))
+        #expect(feed.contains("STATUS:TENTATIVE"))
+        let hidden = CalendarFeed.render([accepted, suggested, declined], options: .init(suggested: .hidden))
+        #expect(hidden.components(separatedBy: "BEGIN:VEVENT").count == 2)
+        #expect(!hidden.contains("TENTATIVE"))
+        // A cancellation shows as cancelled whatever the consent, unless declined.
+        let cancelled = try stored(flight(status: .cancelled), status: .cancelled, consent: .suggested)
+        #expect(CalendarFeed.render([cancelled]).contains("STATUS:CANCELLED"))
+        let declinedCancelled = try stored(flight(status: .cancelled), status: .cancelled, consent: .declined)
+        #expect(!CalendarFeed.render([declinedCancelled]).contains("BEGIN:VEVENT"))
+        // A decision changes the stamps (and so the feed's ETag), not the sequence.
+        var later = accepted
+        later.consent.changedAt = Date(timeIntervalSince1970: 1_900_000_000)
+        later.updatedAt = Date(timeIntervalSince1970: 1_800_000_000)
+        let stamped = CalendarFeed.render([later])
+        #expect(stamped.contains("DTSTAMP:20300317T174640Z"))
+        #expect(stamped.contains("SEQUENCE:0"))
     }
 
     @Test("A confirmed flight is one VEVENT with local times in the airports' zones, a title, a location and CRLF lines")

@@ -24,7 +24,9 @@ struct LifecyclePlanTests {
             Self.plan(incoming, stored: [])
                 == LifecyclePlan(
                     writes: [
-                        .create(key: incoming.key, content: incoming.content, at: Self.now, cancelledAt: nil),
+                        .create(
+                            key: incoming.key, content: incoming.content, at: Self.now, cancelledAt: nil,
+                            consent: Consent(.suggested, reason: .new, changedAt: Self.now)),
                         .recordChange(key: incoming.key, kind: .created, at: Self.now, channel: nil),
                     ],
                     outcome: .created))
@@ -38,7 +40,9 @@ struct LifecyclePlanTests {
             plan
                 == LifecyclePlan(
                     writes: [
-                        .create(key: incoming.key, content: incoming.content, at: Self.now, cancelledAt: Self.now),
+                        .create(
+                            key: incoming.key, content: incoming.content, at: Self.now, cancelledAt: Self.now,
+                            consent: Consent(.suggested, reason: .new, changedAt: Self.now)),
                         .recordChange(key: incoming.key, kind: .cancelled, at: Self.now, channel: .lmtp),
                     ],
                     outcome: .cancelled(count: 0)))
@@ -96,6 +100,7 @@ struct LifecyclePlanTests {
         written.status = .cancelled
         written.senderTime = cancellation.content.senderTime
         written.source = cancellation.content.source
+        written.provenance = cancellation.content.provenance
         #expect(
             plan
                 == LifecyclePlan(

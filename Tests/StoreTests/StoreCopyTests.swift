@@ -36,6 +36,12 @@ struct StoreCopyTests {
             by: "alice")
         _ = try await store.addToken(role: .admin, subject: "", label: "", secretHash: String(repeating: "cd", count: 32), by: "x")
         _ = try await store.revokeToken(id: token.id)
+        _ = try await store.updateProfile(
+            OwnerProfileUpdate(names: ["Ada Lovelace"], suggestedInCalendar: .hidden), owner: Sample.owner)
+        _ = try await store.setSenderDecision(.block, domain: "spam.example", owner: Sample.bob)
+        _ = try await store.setSenderDecision(.ask, domain: "other.example", owner: Sample.bob)
+        let first = try #require(try await store.list(owner: Sample.owner).first)
+        _ = try await store.decide(.accept, reservation: first.id, owner: Sample.owner)
         // A subscription with a delivery made, and changes after it.
         _ = try await store.addWebhook(
             url: "https://hooks.example/a", owner: Sample.bob, domain: nil, types: [.cancelled],

@@ -1,6 +1,7 @@
 import Foundation
 import InMemoryStore
 import PostgresStore
+import Reservations
 import SQLiteStore
 import Store
 import Synchronization
@@ -148,16 +149,42 @@ enum Sample {
         sent: SenderTime? = nil,
         gate: String = "A1",
         flags: [String] = [],
-        source: String = "<m1@airline.example>"
+        source: String = "<m1@airline.example>",
+        underName: String? = nil,
+        provenance: Provenance = Sample.provenance(),
+        ends: Date? = Sample.time(48)
     ) -> IncomingReservation {
         let json =
             #"{"@type":"FlightReservation","gate":"\#(gate)","reservationId":"\#(container)","status":"\#(status.rawValue)"}"#
+        var payload = Data(json.utf8)
+        if let underName {
+            // A booking under a name: the payload as admission stores it, where the consent rules read the name.
+            var reservation = Reservation(kind: .flight)
+            reservation.reservationId = container
+            reservation.underName = underName
+            let markup = (try? JSONDecoder().decode(JSONValue.self, from: payload)) ?? .object([:])
+            payload = (try? JSONEncoder().encode(StoredPayload(reservation: reservation, markup: markup))) ?? payload
+        }
         return IncomingReservation(
             key: ReservationKey(owner: owner, sourceDomain: domain, itemReference: item),
             content: ReservationContent(
                 containerReference: container, status: status,
                 senderTime: sent ?? modified.map { SenderTime($0, source: .modifiedTime) }, kind: "FlightReservation",
-                payload: Data(json.utf8), flags: flags, source: source))
+                payload: payload, flags: flags, source: source, provenance: provenance, endsAt: ends),
+            underName: underName)
+    }
+
+    /// An email's provenance: DKIM d= and s=, the Message-ID's digest, the policy.
+    static func provenance(
+        domain: String = "mail.airline.example", selector: String = "s2026", flags: [String] = [], at hours: Double = 0
+    ) -> Provenance {
+        Provenance(sources: [
+            Provenance.Source(
+                channel: .lmtp, sourceDomain: domain,
+                dkim: Provenance.DKIMIdentity(signingDomain: "airline.example", selector: selector),
+                messageIDSHA256: String(repeating: "5a", count: 32), flags: flags, policy: "production",
+                admittedAt: time(hours))
+        ])
     }
 
     static func minimalCancellation(

@@ -133,6 +133,16 @@ package final class PostgresServer: Sendable {
         return result.output
     }
 
+    /// `pg_dump` of `database` (data and schema, plain SQL): what a backup of it would hold.
+    package func dump(database: String) async throws -> String {
+        let result = try await Self.run(
+            binaries + "/pg_dump",
+            ["-h", host, "-p", String(port), "-U", Self.user, "-d", database, "--no-owner", "--no-privileges"],
+            as: nil, logIn: directory)
+        guard result.status == 0 else { throw FixtureError("pg_dump failed: \(result.output.suffix(600))") }
+        return result.output
+    }
+
     /// Makes template database `name` once per server: creates it, hands its URL to `prepare` (migrate a schema,
     /// load rows), then marks it a template. Later calls return at once.
     package func makeTemplate(_ name: String, prepare: (String) async throws -> Void) async throws {
