@@ -605,6 +605,25 @@ struct ConsoleRouteTests {
             #expect(try await browser.get("/console/tester").status == .forbidden)
             #expect(try await browser.get("/console/log").status == .forbidden)
             #expect(try await browser.get("/console/owner?owner=tom@guest.example.net").status == .forbidden)
+
+            // Consent (issue 16): each card says it; a suggested one is accepted or declined from the page, as
+            // POST /v1/owners/{owner}/reservations/{id}/accept|decline does, and only with the form's token.
+            let records = try await fixture.store.list(owner: OwnerAddress(Self.eva)!)
+            let suggested = try #require(records.first { $0.consent.state == .suggested })
+            #expect(page.text.contains(#"Consent: <span class="badge warn">suggested</span>"#))
+            let formToken = try #require(ConsoleClient.formToken(in: page.text))
+            let refused = try await browser.post(
+                "/console/owner/consent", [("form-token", "forged"), ("id", String(suggested.id)), ("decision", "accept")])
+            #expect(refused.status == .forbidden)
+            let accepted = try await browser.post(
+                "/console/owner/consent", [("form-token", formToken), ("id", String(suggested.id)), ("decision", "accept")])
+            #expect(accepted.status == .ok && accepted.text.contains("reservation \(suggested.id) is accepted"))
+            #expect(try await fixture.store.reservation(id: suggested.id)?.consent.state == .accepted)
+            let other = try #require(records.first { $0.id != suggested.id && $0.consent.state == .suggested })
+            let declined = try await browser.post(
+                "/console/owner/consent", [("form-token", formToken), ("id", String(other.id)), ("decision", "decline")])
+            #expect(declined.text.contains("reservation \(other.id) is declined"))
+            #expect(try await fixture.store.reservation(id: other.id)?.consent.state == .declined)
         }
     }
 
