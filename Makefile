@@ -2,9 +2,10 @@
 SHELL := /bin/bash
 SWIFT ?= swift
 # Debian packages the build, the tests and the benchmarks need (checked one by one, installed only if missing).
+# chromium, chromium-driver and python3-selenium: the console's browser tests (ConsoleBrowserTests).
 DEB_PACKAGES := pkg-config libssl-dev openssl libxml2-dev libsqlite3-dev libseccomp-dev libidn2-dev publicsuffix dnsmasq-base \
 	python3 python3-dkim python3-extruct python3-icalendar nginx-light libopendkim-dev python3-venv swaks curl postgresql \
-	postfix
+	postfix chromium chromium-driver python3-selenium
 GATEWAY := .build/debug/gateway
 
 .PHONY: deps python-tools build test run bench certs fuzz clean

@@ -31,6 +31,8 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         // SHA-256 for the store's content digest (`gateway store copy`); postgres-nio brings it already.
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+        // The console's server-rendered pages (templates as resources).
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
     ],
     targets: [
         // System libraries: a module map and a shim header each, nothing else.
@@ -102,7 +104,10 @@ let package = Package(
         // The pipeline the command line and the server share: authenticate, extract, resolve, admit, store.
         .target(
             name: "Ingestion",
-            dependencies: ["Admission", "DKIM", "DNS", "MailMessage", "Markup", "Reservations", "Sandbox", "Store", "WebFetch"],
+            dependencies: [
+                "Admission", "DKIM", "DNS", "MailMessage", "Markup", "Publishing", "Reservations", "Sandbox", "Store",
+                "WebFetch",
+            ],
             swiftSettings: strictSettings
         ),
         // Extraction in confined worker processes, and the worker executable (no NIO, no server).
@@ -151,8 +156,9 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Yams", package: "Yams"),
+                .product(name: "Mustache", package: "swift-mustache"),
             ],
-            resources: [.copy("Resources/openapi.yaml")],
+            resources: [.copy("Resources/openapi.yaml"), .copy("Resources/Console")],
             swiftSettings: strictSettings
         ),
         .executableTarget(

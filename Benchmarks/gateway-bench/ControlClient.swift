@@ -12,7 +12,14 @@ struct ControlClient: Sendable {
     struct Response: Sendable {
         var status: Int
         var body: [UInt8]
+        /// The response's header fields, in order (names as sent).
+        var headers: [(String, String)] = []
         var text: String { String(decoding: body, as: UTF8.self) }
+
+        /// The values of the fields named `name` (case-insensitive).
+        func values(_ name: String) -> [String] {
+            headers.filter { $0.0.lowercased() == name.lowercased() }.map(\.1)
+        }
     }
 
     struct Failure: Error, CustomStringConvertible {
@@ -20,16 +27,25 @@ struct ControlClient: Sendable {
     }
 
     /// Sends one request and returns the whole response; fails after `timeout`.
+    /// - Parameters:
+    ///   - fields: more header fields (Cookie, Origin).
+    ///   - raw: a body of `contentType` (when no `json`).
     func request(
         _ method: HTTPMethod, _ path: String, token: String? = nil, json: [String: Any]? = nil,
+        fields: [(String, String)] = [], raw: [UInt8]? = nil, contentType: String? = nil,
         timeout: TimeAmount = .seconds(30)
     ) async throws -> Response {
         var headers = HTTPHeaders()
         headers.add(name: "Host", value: "\(host):\(port)")
         headers.add(name: "Connection", value: "close")
         if let token { headers.add(name: "Authorization", value: "Bearer \(token)") }
+        for (name, value) in fields { headers.add(name: name, value: value) }
         var body: ByteBuffer?
-        if let json {
+        if let raw {
+            headers.add(name: "Content-Type", value: contentType ?? "application/octet-stream")
+            headers.add(name: "Content-Length", value: String(raw.count))
+            body = ByteBuffer(bytes: raw)
+        } else if let json {
             let data = try JSONSerialization.data(withJSONObject: json)
             headers.add(name: "Content-Type", value: "application/json")
             headers.add(name: "Content-Length", value: String(data.count))
@@ -65,6 +81,7 @@ struct ControlClient: Sendable {
         let body: ByteBuffer?
         let promise: EventLoopPromise<Response>
         var status = 0
+        var fields: [(String, String)] = []
         var received = ByteBuffer()
 
         init(head: HTTPRequestHead, body: ByteBuffer?, promise: EventLoopPromise<Response>) {
@@ -81,10 +98,12 @@ struct ControlClient: Sendable {
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             switch unwrapInboundIn(data) {
-            case .head(let head): status = Int(head.status.code)
+            case .head(let head):
+                status = Int(head.status.code)
+                fields = head.headers.map { ($0.name, $0.value) }
             case .body(var part): received.writeBuffer(&part)
             case .end:
-                promise.succeed(Response(status: status, body: Array(received.readableBytesView)))
+                promise.succeed(Response(status: status, body: Array(received.readableBytesView), headers: fields))
                 context.close(promise: nil)
             }
         }

@@ -19,6 +19,7 @@ struct GatewayBench: AsyncParsableCommand {
                        the markup path, in-process and through gateway serve over LMTP
               serve    gateway serve under HTTP and LMTP load, then a kill -9 crash audit
               publish  gateway serve's ingest rate with 0 and with 3 webhook subscriptions, and delivery latency
+              console  the console's pages (p50/p99) with 10,000 decision log entries against /healthz
 
             The serve and stream suites start the release gateway next to this binary; it is killed when the \
             bench stops on any path (Ctrl-C, SIGTERM, a failure: its parent-death signal and this process's \
@@ -26,7 +27,7 @@ struct GatewayBench: AsyncParsableCommand {
             """)
 
     enum Suite: String, CaseIterable, ExpressibleByArgument {
-        case dkim, extract, ingest, stream, serve, publish
+        case dkim, extract, ingest, stream, serve, publish, console
     }
 
     @Argument(help: "The suites to run (default: all).")
@@ -80,10 +81,16 @@ struct GatewayBench: AsyncParsableCommand {
     @Option(help: "Rounds of the publish suite (each: a phase without and one with subscriptions).")
     var publishRounds = 2
 
+    @Option(help: "Decision log entries the console suite's store holds.")
+    var consoleEntries = 10_000
+
+    @Option(help: "Requests per page in the console suite.")
+    var consoleRequests = 300
+
     func validate() throws {
         guard messages > 0, documents > 0, inFlight > 0, duration > 0, sweepSeconds >= 0, crashAfter > 0,
             clientThreads > 0, streamSeconds > 0, streamMessages >= 100, publishSeconds > 0, publishConnections > 0,
-            publishRounds > 0
+            publishRounds > 0, consoleEntries > 0, consoleRequests > 0
         else { throw ValidationError("counts and durations must be positive (--stream-messages at least 100)") }
         if let workers, workers <= 0 { throw ValidationError("--workers must be positive") }
     }
@@ -114,6 +121,7 @@ struct GatewayBench: AsyncParsableCommand {
                     try await PublishBenchmark(
                         seconds: publishSeconds, connections: publishConnections, rounds: publishRounds
                     ).run()
+                case .console: try await ConsoleBenchmark(entries: consoleEntries, requests: consoleRequests).run()
                 }
             }
         } catch let failure as BenchFailure {

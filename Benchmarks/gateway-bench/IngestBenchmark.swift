@@ -543,6 +543,11 @@ private struct TimedStore: GatewayStore {
     func token(secretHash: String) async throws -> AccessToken? {
         try await reads.time { try await base.token(secretHash: secretHash) }
     }
+    func entries(matching query: DecisionLogQuery) async throws -> [DecisionLogEntry] {
+        try await base.entries(matching: query)
+    }
+    func entry(id: Int64) async throws -> DecisionLogEntry? { try await base.entry(id: id) }
+    func token(id: Int64) async throws -> AccessToken? { try await base.token(id: id) }
     func tokens(role: AccessToken.Role?) async throws -> [AccessToken] { try await base.tokens(role: role) }
     func revokeToken(id: Int64) async throws -> Bool { try await base.revokeToken(id: id) }
     func acquireLease(_ name: String, holder: String, for duration: TimeInterval, ifLastStartedBefore: Date?)

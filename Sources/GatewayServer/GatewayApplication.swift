@@ -9,8 +9,8 @@ import Store
 
 /// Builds the HTTP API: the one builder `gateway serve` and the route tests both use.
 package enum GatewayApplication {
-    /// Every route, with request metrics in front. The OpenAPI document (Resources/openapi.yaml) describes each one;
-    /// `OpenAPIDocumentTests` keeps the two in step.
+    /// Every route, with request metrics in front. The OpenAPI document (Resources/openapi.yaml) describes each API
+    /// route (all but the console's pages under `/console`); `OpenAPIDocumentTests` keeps the two in step.
     package static func router(_ services: GatewayServices) -> Router<GatewayRequestContext> {
         let router = Router(context: GatewayRequestContext.self)
         router.add(middleware: RequestMetricsMiddleware(metrics: services.metrics))
@@ -27,6 +27,8 @@ package enum GatewayApplication {
         addChangeRoutes(to: router, services)
         addWebhookRoutes(to: router, services)
         addDonationRoutes(to: router, services)
+        // The console's pages for people (HTML, not API operations: openapi.yaml does not list them).
+        addConsoleRoutes(to: router, services)
         return router
     }
 

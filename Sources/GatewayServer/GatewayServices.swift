@@ -52,7 +52,8 @@ package struct GatewayServices: Sendable {
         environment.readCache = cache
         self.readCache = cache
         self.ingestor = Ingestor(environment: environment)
-        self.tokens = TokenAuthority(store: environment.sharedState)
+        self.tokens = TokenAuthority(
+            store: environment.sharedState, sessionLifetime: TimeInterval(configuration.consoleSessionMinutes * 60))
         self.metrics = metrics
         self.gate = IngestionGate(
             maxRunning: configuration.maxConcurrentIngestions, maxWaiting: configuration.maxQueuedIngestions)

@@ -39,7 +39,7 @@ extension GatewayApplication {
                 throw APIError.invalid("the id is a number", at: "id")
             }
             if id == admin.id, try await services.storeCall({ try await services.tokens.store.tokens(role: .admin) })
-                .filter({ $0.revokedAt == nil }).count <= 1
+                .filter({ $0.revokedAt == nil && $0.consoleSessionParent == nil }).count <= 1
             {
                 throw APIError(
                     .conflict, code: "auth.last-admin-token", message: "this is the last admin token",

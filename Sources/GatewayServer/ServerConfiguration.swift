@@ -110,6 +110,9 @@ package struct ServerConfiguration: Sendable, Hashable {
     package var shutdownDelaySeconds = 0.0
     /// Calendar feeds: how long clients may cache (Cache-Control max-age).
     package var calendarMaxAgeSeconds = 300
+    /// The console: how long a sign-in lasts before the console asks for the token again (a session also ends at
+    /// sign-out and when the token that signed in is revoked).
+    package var consoleSessionMinutes = 720
     /// Calendar feeds: how often subscribed calendars should fetch again (REFRESH-INTERVAL, X-PUBLISHED-TTL).
     package var calendarRefreshSeconds = 900
     /// The change feed: the longest `wait` a long poll may ask for.
@@ -204,6 +207,7 @@ package struct ServerConfiguration: Sendable, Hashable {
         try reader.double("drain-timeout-seconds", into: &configuration.drainTimeoutSeconds, range: 0...3600)
         try reader.double("shutdown-delay-seconds", into: &configuration.shutdownDelaySeconds, range: 0...3600)
         try reader.int("calendar-max-age-seconds", into: &configuration.calendarMaxAgeSeconds, range: 0...86_400)
+        try reader.int("console-session-minutes", into: &configuration.consoleSessionMinutes, range: 1...43_200)
         try reader.int("calendar-refresh-seconds", into: &configuration.calendarRefreshSeconds, range: 60...604_800)
         try reader.double("changes-max-wait-seconds", into: &configuration.changesMaxWaitSeconds, range: 0...600)
         try reader.double(

@@ -1,6 +1,6 @@
 import Admission
 import DKIM
-import Foundation
+package import Foundation
 package import Store
 
 /// Issues and checks the server's bearer tokens (RFC 6750). A secret is 32 random bytes from the system's
@@ -10,9 +10,12 @@ package import Store
 package struct TokenAuthority: Sendable {
     /// The tokens and the registry (through the server's read cache, when it has one).
     package let store: any TokenStore & DomainRegistryStore
+    /// How long a console session lasts at most (``startSession(signingInWith:)``).
+    package var sessionLifetime: TimeInterval
 
-    package init(store: any TokenStore & DomainRegistryStore) {
+    package init(store: any TokenStore & DomainRegistryStore, sessionLifetime: TimeInterval = 12 * 3600) {
         self.store = store
+        self.sessionLifetime = sessionLifetime
     }
 
     /// The normalized subject a token of `role` speaks for: nothing for admin, an address for an owner, a
@@ -61,10 +64,13 @@ package struct TokenAuthority: Sendable {
         return (token, secret)
     }
 
-    /// The token a presented secret stands for, or nil (unknown, revoked, or not shaped like one of ours).
+    /// The token a presented secret stands for, or nil (unknown, revoked, not shaped like one of ours, or a console
+    /// session's, which only its cookie carries).
     package func authenticate(_ secret: String) async throws -> AccessToken? {
         guard secret.utf8.count >= 20, secret.utf8.count <= 200 else { return nil }
-        return try await store.token(secretHash: Self.hash(secret))
+        guard let token = try await store.token(secretHash: Self.hash(secret)), token.consoleSessionParent == nil
+        else { return nil }
+        return token
     }
 
     /// Makes sure an admin can get in at first start.
@@ -84,7 +90,9 @@ package struct TokenAuthority: Sendable {
             }
             return nil
         }
-        if try await store.tokens(role: .admin).contains(where: { $0.revokedAt == nil }) { return nil }
+        if try await store.tokens(role: .admin).contains(where: { $0.revokedAt == nil && $0.consoleSessionParent == nil }) {
+            return nil
+        }
         return try await issue(role: .admin, subject: "", label: "first start", by: actor).secret
     }
 
@@ -94,16 +102,7 @@ package struct TokenAuthority: Sendable {
     }
 
     static func makeSecret(role: AccessToken.Role) -> String {
-        var generator = SystemRandomNumberGenerator()
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(32)
-        for _ in 0..<4 {
-            var word = generator.next() as UInt64
-            for _ in 0..<8 {
-                bytes.append(UInt8(truncatingIfNeeded: word))
-                word >>= 8
-            }
-        }
+        let bytes = randomBytes(32)
         let prefix: String =
             switch role {
             case .admin: "gwa_"

@@ -222,8 +222,15 @@ package final class InMemoryStore: ManagedStore {
     }
 
     package func entries(domain: String?, since: Date?, afterID: Int64?, limit: Int) async throws -> [DecisionLogEntry] {
-        let domain = domain.map(StoreNames.domain)
-        let limit = StoreLimits.clamp(limit)
+        // Follow mode pages forward from `afterID`; otherwise the tail, read newest first and reversed.
+        let entries = try await entries(
+            matching: DecisionLogQuery(domain: domain, since: since, afterID: afterID, limit: limit))
+        return afterID == nil ? entries.reversed() : entries
+    }
+
+    package func entries(matching query: DecisionLogQuery) async throws -> [DecisionLogEntry] {
+        let domain = query.domain.map(StoreNames.domain)
+        let limit = StoreLimits.clamp(query.limit)
         return read { state in
             let matching = state.log.filter { entry in
                 if let domain {
@@ -231,12 +238,23 @@ package final class InMemoryStore: ManagedStore {
                         return false
                     }
                 }
-                if let since, entry.time < StoreTime.truncated(since) { return false }
-                if let afterID, (entry.id ?? 0) <= afterID { return false }
+                if let channel = query.channel, entry.channel != channel { return false }
+                if let verdict = query.verdict, entry.verdict != verdict { return false }
+                if let code = query.code, !entry.codes.contains(code), !entry.reservations.contains(where: { $0.codes.contains(code) }) {
+                    return false
+                }
+                if let since = query.since, entry.time < StoreTime.truncated(since) { return false }
+                if let until = query.until, entry.time >= StoreTime.truncated(until) { return false }
+                if let before = query.beforeID, (entry.id ?? 0) >= before { return false }
+                if let after = query.afterID, (entry.id ?? 0) <= after { return false }
                 return true
             }
-            return afterID == nil ? Array(matching.suffix(limit)) : Array(matching.prefix(limit))
+            return query.afterID == nil ? Array(matching.suffix(limit).reversed()) : Array(matching.prefix(limit))
         }
+    }
+
+    package func entry(id: Int64) async throws -> DecisionLogEntry? {
+        read { state in state.log.first { $0.id == id } }
     }
 
     package func ingest(
@@ -510,6 +528,10 @@ package final class InMemoryStore: ManagedStore {
 
     package func token(secretHash: String) async throws -> AccessToken? {
         read { $0.tokens.first { $0.secretHash == secretHash && $0.token.revokedAt == nil }?.token }
+    }
+
+    package func token(id: Int64) async throws -> AccessToken? {
+        read { $0.tokens.first { $0.token.id == id }?.token }
     }
 
     package func tokens(role: AccessToken.Role?) async throws -> [AccessToken] {

@@ -18,6 +18,9 @@ package struct IngestionReport: Sendable, Codable, Hashable {
         package var codes: [String]
         /// The item's own warnings (aliases applied, zones inferred), for senders to converge on canonical markup.
         package var warnings: [String]
+        /// In a dry run: the card a calendar would show, every diagnostic with its property path, and the bars
+        /// other consumers publish. Nil otherwise.
+        package var details: ItemDetails?
 
         /// Whether this is a stored record a re-booking marked cancelled (``LifecyclePlan/supersededCode``), not an
         /// item of the document.
@@ -41,6 +44,9 @@ package struct IngestionReport: Sendable, Codable, Hashable {
     /// The spool entry holding a deferred message for `gateway retry`.
     package var spoolID: Int64?
     package var dryRun: Bool
+    /// In a dry run: each DKIM signature, alignment, the registry entry, and what each developer flag would change.
+    /// Nil otherwise.
+    package var check: CheckDetails?
 
     /// The code of a message the markup prefilter found no evidence of markup in: answered without DKIM, sandbox or
     /// store, and not logged (a message without markup leaves no trace of its identity in the decision log).

@@ -50,10 +50,18 @@ extension Ingestor {
         } catch {
             // The reason (what was wrong, at which origin, what to do; never the path) goes to the
             // report, so `gateway ingest url` and `check` say why, not only which rule refused.
-            return try await refuse(
+            var report = try await refuse(
                 source: url.absoluteString, channel: .web, codes: [error.code.description],
                 contentHash: ContentHash.sha256Hex(Array(url.absoluteString.utf8)), owners: owners, dryRun: dryRun,
                 spoolID: nil, sourceDomain: url.host?.lowercased(), diagnostics: [error.description])
+            if dryRun {
+                let domain = try? DomainName(normalizing: url.host ?? "")
+                let registration = try await domain.asyncFlatMap { try await registry.entry(covering: $0) }
+                report.check = CheckDetails.page(
+                    url.absoluteString, registration: registration, flags: active,
+                    refusal: (error.code.description, error.description), decide: nil)
+            }
+            return report
         }
         let fetchedAt = environment.now()
         var diagnostics: [String] = []
@@ -82,22 +90,32 @@ extension Ingestor {
             let unverified = page.certificateVerified ? "" : "; not verified"
             source += " (\(certificate.subject); sha256 \(certificate.sha256Fingerprint)\(unverified))"
         }
-        let decision = AdmissionDecision(
-            source: .web(host: host, finalURL: page.finalURL.absoluteString, verified: page.usedTLS && page.certificateVerified),
-            resolutions: resolutions, owners: owners, registration: registration, flags: active,
-            policy: environment.policy, listsEveryReservation: document.listsEveryReservation(within: limit),
-            requireOwner: !dryRun, documentTime: Self.pageTime(of: graph) ?? SenderTime(fetchedAt, source: .fetchTime),
-            organizationalDomain: environment.publicSuffixes.organizationalDomain(of: host), now: fetchedAt,
-            sourceDescription: source)
+        let policy = environment.policy
+        let documentTime = Self.pageTime(of: graph) ?? SenderTime(fetchedAt, source: .fetchTime)
+        let organizationalDomain = environment.publicSuffixes.organizationalDomain(of: host)
+        let listsEveryReservation = document.listsEveryReservation(within: limit)
+        let decide = { (flags: ActiveFlags) in
+            AdmissionDecision(
+                source: .web(
+                    host: host, finalURL: page.finalURL.absoluteString, verified: page.usedTLS && page.certificateVerified),
+                resolutions: resolutions, owners: owners, registration: registration, flags: flags, policy: policy,
+                listsEveryReservation: listsEveryReservation, requireOwner: !dryRun, documentTime: documentTime,
+                organizationalDomain: organizationalDomain, now: fetchedAt, sourceDescription: source)
+        }
         let origin = Provenance.Source(
             channel: .web, sourceDomain: host.ascii, url: page.finalURL.absoluteString,
             certificateSHA256: page.certificate?.sha256Fingerprint,
             certificateVerified: page.certificate.map { _ in page.certificateVerified },
-            policy: environment.policy.name, admittedAt: fetchedAt)
-        return try await record(
-            decision, source: source, displaySource: url.absoluteString, channel: .web,
+            policy: policy.name, admittedAt: fetchedAt)
+        var report = try await record(
+            decide(active), source: source, displaySource: url.absoluteString, channel: .web,
             contentHash: ContentHash.sha256Hex(page.body), dkim: nil, diagnostics: diagnostics, bytes: page.body,
             givenOwners: owners, dryRun: dryRun, spoolID: nil, origin: origin)
+        if dryRun {
+            report.check = CheckDetails.page(
+                page.finalURL.absoluteString, registration: registration, flags: active, decide: decide)
+        }
+        return report
     }
 
     /// The page's own time: schema.org `dateModified` of its `WebPage` (or `ItemPage`, `CheckoutPage`, ...) item, when

@@ -127,12 +127,15 @@ package struct Ingestor: Sendable {
         }
         let registration = try await authentication.fromDomain.asyncFlatMap { try await registry.entry(covering: $0) }
         let active = try await flags.active()
-        let decision = AdmissionDecision(
-            source: .email(authentication), resolutions: resolutions, owners: owners, registration: registration,
-            flags: active, policy: policy, markupInUnsignedTail: markupInUnsignedTail,
-            listsEveryReservation: document.listsEveryReservation(within: policy.limits.maxReservationsPerDocument),
-            now: environment.now(),
-            sourceDescription: authentication.messageID ?? source)
+        let now = environment.now()
+        let listsEveryReservation = document.listsEveryReservation(within: policy.limits.maxReservationsPerDocument)
+        let decide = { (flags: ActiveFlags) in
+            AdmissionDecision(
+                source: .email(authentication), resolutions: resolutions, owners: owners, registration: registration,
+                flags: flags, policy: policy, markupInUnsignedTail: markupInUnsignedTail,
+                listsEveryReservation: listsEveryReservation, now: now, sourceDescription: authentication.messageID ?? source)
+        }
+        let decision = decide(active)
         let origin = Provenance.Source(
             channel: channel, sourceDomain: decision.sourceDomain?.ascii ?? "",
             dkim: authentication.alignedSignature.flatMap { signature in
@@ -140,11 +143,15 @@ package struct Ingestor: Sendable {
                 return Provenance.DKIMIdentity(signingDomain: domain.lowercased(), selector: selector)
             },
             messageIDSHA256: authentication.messageID.map { ContentHash.sha256Hex(Array($0.utf8)) },
-            policy: policy.name, admittedAt: environment.now())
-        return try await record(
-            decision, source: authentication.messageID ?? source, displaySource: source, channel: channel, contentHash: contentHash,
-            dkim: verification.result.rawValue, diagnostics: diagnostics, bytes: bytes, givenOwners: owners,
-            dryRun: dryRun, spoolID: spoolID, origin: origin)
+            policy: policy.name, admittedAt: now)
+        var report = try await record(
+            decision, source: authentication.messageID ?? source, displaySource: source, channel: channel,
+            contentHash: contentHash, dkim: verification.result.rawValue, diagnostics: diagnostics, bytes: bytes,
+            givenOwners: owners, dryRun: dryRun, spoolID: spoolID, origin: origin)
+        if dryRun {
+            report.check = CheckDetails.email(authentication, registration: registration, flags: active, decide: decide)
+        }
+        return report
     }
 
     /// The markup prefilter on a parsed message, with the limits the extraction stage reads the MIME structure
@@ -254,7 +261,8 @@ package struct Ingestor: Sendable {
                 kind: reservation?.kind.rawValue, containerReference: reservation?.containerReference,
                 itemReference: item.itemReference, summary: item.resolution.summary, outcome: outcome.0, version: outcome.1,
                 owners: item.admitted.map(\.owner), codes: item.codes,
-                warnings: item.resolution.diagnostics.filter { $0.severity == .warning }.map(\.code.rawValue))
+                warnings: item.resolution.diagnostics.filter { $0.severity == .warning }.map(\.code.rawValue),
+                details: dryRun ? ItemDetails(item.resolution) : nil)
         }
         report.items += Self.supersededItems(in: superseded)
         return report
@@ -325,7 +333,7 @@ package struct Ingestor: Sendable {
 }
 
 extension Optional {
-    fileprivate func asyncFlatMap<T>(_ transform: (Wrapped) async throws -> T?) async rethrows -> T? {
+    func asyncFlatMap<T>(_ transform: (Wrapped) async throws -> T?) async rethrows -> T? {
         guard let value = self else { return nil }
         return try await transform(value)
     }

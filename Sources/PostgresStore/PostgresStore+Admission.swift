@@ -231,6 +231,15 @@ extension PostgresStore {
         }
     }
 
+    package func token(id: Int64) async throws -> AccessToken? {
+        let logger = self.logger
+        return try await withConnection("token lookup") { connection in
+            try await Self.rows(
+                "SELECT \(unescaped: Self.tokenColumns) FROM access_token WHERE id = \(id)", on: connection, logger: logger
+            ).first.map(Self.accessToken)
+        }
+    }
+
     package func tokens(role: AccessToken.Role?) async throws -> [AccessToken] {
         let logger = self.logger
         let role = role?.rawValue

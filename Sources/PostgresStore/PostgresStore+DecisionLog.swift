@@ -13,26 +13,54 @@ extension PostgresStore {
     }
 
     package func entries(domain: String?, since: Date?, afterID: Int64?, limit: Int) async throws -> [DecisionLogEntry] {
-        // The domain and every domain below it: a registration covers its subdomains.
-        let normalized = domain.map(StoreNames.domain)
-        let pattern = normalized.map(StoreNames.subdomainPattern)
-        let sinceTime = since.map(StoreTime.milliseconds)
-        let limit = StoreLimits.clamp(limit)
-        let logger = self.logger
         // Follow mode pages forward from `afterID`; otherwise the tail, read newest first and reversed.
-        let order = afterID == nil ? "DESC" : "ASC"
-        let entries = try await withConnection("decision log query") { connection in
+        let entries = try await entries(
+            matching: DecisionLogQuery(domain: domain, since: since, afterID: afterID, limit: limit))
+        return afterID == nil ? entries.reversed() : entries
+    }
+
+    package func entries(matching query: DecisionLogQuery) async throws -> [DecisionLogEntry] {
+        // The domain and every domain below it: a registration covers its subdomains.
+        let normalized = query.domain.map(StoreNames.domain)
+        let pattern = normalized.map(StoreNames.subdomainPattern)
+        let channel = query.channel?.rawValue
+        let verdict = query.verdict?.rawValue
+        let code = query.code
+        let since = query.since.map(StoreTime.milliseconds)
+        let until = query.until.map(StoreTime.milliseconds)
+        let before = query.beforeID
+        let after = query.afterID
+        let limit = StoreLimits.clamp(query.limit)
+        let logger = self.logger
+        let order = after == nil ? "DESC" : "ASC"
+        return try await withConnection("decision log query") { connection in
+            // A code matches the message's codes or any reservation's (a partial verdict keeps them per item).
             try await Self.rows(
                 """
                 SELECT \(unescaped: Self.decisionColumns) FROM decision_log
                 WHERE (\(normalized)::text IS NULL OR source_domain = \(normalized) OR source_domain LIKE \(pattern) ESCAPE '\\')
-                    AND (\(sinceTime)::bigint IS NULL OR time >= \(sinceTime))
-                    AND (\(afterID)::bigint IS NULL OR id > \(afterID))
+                    AND (\(channel)::text IS NULL OR channel = \(channel))
+                    AND (\(verdict)::text IS NULL OR verdict = \(verdict))
+                    AND (\(code)::text IS NULL OR \(code) = ANY(codes) OR EXISTS (
+                        SELECT 1 FROM jsonb_array_elements(reservations) AS item
+                        WHERE jsonb_exists(item -> 'codes', \(code))))
+                    AND (\(since)::bigint IS NULL OR time >= \(since))
+                    AND (\(until)::bigint IS NULL OR time < \(until))
+                    AND (\(before)::bigint IS NULL OR id < \(before))
+                    AND (\(after)::bigint IS NULL OR id > \(after))
                 ORDER BY id \(unescaped: order) LIMIT \(limit)
                 """, on: connection, logger: logger
             ).map(Self.decisionLogEntry)
         }
-        return afterID == nil ? entries.reversed() : entries
+    }
+
+    package func entry(id: Int64) async throws -> DecisionLogEntry? {
+        let logger = self.logger
+        return try await withConnection("decision log entry") { connection in
+            try await Self.rows(
+                "SELECT \(unescaped: Self.decisionColumns) FROM decision_log WHERE id = \(id)", on: connection, logger: logger
+            ).first.map(Self.decisionLogEntry)
+        }
     }
 
     package func ingest(

@@ -1,5 +1,5 @@
 package import Foundation
-import Reservations
+package import Reservations
 package import Store
 
 /// An owner's reservations as an iCalendar object (RFC 5545) that subscribed calendars keep current: one VEVENT per
@@ -152,8 +152,9 @@ package enum CalendarFeed {
         return String(hash, radix: 16) + "@gateway"
     }
 
-    /// A title a person recognizes: "Flight UA110 SFO → EWR", "Reservation at Kokkari Estiatorio".
-    static func title(_ reservation: Reservation) -> String {
+    /// A title a person recognizes: "Flight UA110 SFO → EWR", "Reservation at Kokkari Estiatorio". The console's
+    /// cards show the same title (`ReservationCard`).
+    package static func title(_ reservation: Reservation) -> String {
         func route(_ from: Place?, _ to: Place?, code: Bool) -> String {
             let a = (code ? from?.iataCode : nil) ?? from?.name ?? "?"
             let b = (code ? to?.iataCode : nil) ?? to?.name ?? "?"

@@ -11,32 +11,71 @@ extension SQLiteStore {
     package func entries(
         domain: String?, since: Date?, afterID: Int64?, limit: Int
     ) async throws -> [DecisionLogEntry] {
+        // Follow mode pages forward from `afterID`; otherwise the tail, read newest first and reversed.
+        let entries = try await entries(
+            matching: DecisionLogQuery(domain: domain, since: since, afterID: afterID, limit: limit))
+        return afterID == nil ? entries.reversed() : entries
+    }
+
+    package func entries(matching query: DecisionLogQuery) async throws -> [DecisionLogEntry] {
         var conditions: [String] = []
         var arguments: StatementArguments = []
-        if let domain {
+        if let domain = query.domain {
             // The domain and every domain below it: a registration covers its subdomains.
             let normalized = StoreNames.domain(domain)
             conditions.append("(source_domain = ? OR source_domain LIKE ? ESCAPE '\\')")
             _ = arguments.append(contentsOf: [normalized, StoreNames.subdomainPattern(of: normalized)])
         }
-        if let since {
+        if let channel = query.channel {
+            conditions.append("channel = ?")
+            _ = arguments.append(contentsOf: [channel.rawValue])
+        }
+        if let verdict = query.verdict {
+            conditions.append("verdict = ?")
+            _ = arguments.append(contentsOf: [verdict.rawValue])
+        }
+        if let code = query.code {
+            // The message's codes, or any of its reservations' (a partial verdict keeps them per item).
+            conditions.append(
+                """
+                (EXISTS (SELECT 1 FROM json_each(decision_log.codes) WHERE value = ?)
+                 OR EXISTS (SELECT 1 FROM json_each(decision_log.reservations) AS item,
+                     json_each(item.value, '$.codes') AS itemCode WHERE itemCode.value = ?))
+                """)
+            _ = arguments.append(contentsOf: [code, code])
+        }
+        if let since = query.since {
             conditions.append("time >= ?")
             _ = arguments.append(contentsOf: [StoreTime.milliseconds(since)])
         }
-        if let afterID {
+        if let until = query.until {
+            conditions.append("time < ?")
+            _ = arguments.append(contentsOf: [StoreTime.milliseconds(until)])
+        }
+        if let before = query.beforeID {
+            conditions.append("id < ?")
+            _ = arguments.append(contentsOf: [before])
+        }
+        if let after = query.afterID {
             conditions.append("id > ?")
-            _ = arguments.append(contentsOf: [afterID])
+            _ = arguments.append(contentsOf: [after])
         }
         let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
-        // Follow mode pages forward from `afterID`; otherwise the tail, read newest first and reversed.
-        let order = afterID == nil ? "DESC" : "ASC"
-        _ = arguments.append(contentsOf: [StoreLimits.clamp(limit)])
+        let order = query.afterID == nil ? "DESC" : "ASC"
+        _ = arguments.append(contentsOf: [StoreLimits.clamp(query.limit)])
         let sql = "SELECT \(Self.decisionColumns) FROM decision_log\(filter) ORDER BY id \(order) LIMIT ?"
         let bound = arguments
-        let entries = try await reading("decision log query") { db in
+        return try await reading("decision log query") { db in
             try Row.fetchAll(db.cachedStatement(sql: sql), arguments: bound).map(Self.decisionLogEntry)
         }
-        return afterID == nil ? entries.reversed() : entries
+    }
+
+    package func entry(id: Int64) async throws -> DecisionLogEntry? {
+        try await reading("decision log entry") { db in
+            try Row.fetchOne(
+                db.cachedStatement(sql: "SELECT \(Self.decisionColumns) FROM decision_log WHERE id = ?"), arguments: [id]
+            ).map(Self.decisionLogEntry)
+        }
     }
 
     package func ingest(

@@ -35,6 +35,14 @@ extension SQLiteStore {
         }
     }
 
+    package func token(id: Int64) async throws -> AccessToken? {
+        // One row by its key, on every console request (the session's parent): read inline.
+        try readingInline("token lookup") { db in
+            try Row.fetchOne(db.cachedStatement(sql: "SELECT \(Self.tokenColumns) FROM access_token WHERE id = ?"), arguments: [id])
+                .map(Self.accessToken)
+        }
+    }
+
     package func tokens(role: AccessToken.Role?) async throws -> [AccessToken] {
         try await reading("token list") { db in
             if let role {

@@ -72,6 +72,10 @@ package struct CachedReads: DomainRegistryStore, FlagStore, TokenStore {
         try await base.tokens(role: role)
     }
 
+    package func token(id: Int64) async throws -> AccessToken? {
+        try await base.token(id: id)
+    }
+
     package func revokeToken(id: Int64) async throws -> Bool {
         defer { cache.invalidate(.tokens) }
         return try await base.revokeToken(id: id)

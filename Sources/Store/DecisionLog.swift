@@ -16,4 +16,10 @@ package protocol DecisionLog: Sendable {
     ///   - afterID: Only entries appended after this one.
     ///   - limit: At most this many (clamped to 1...10 000).
     func entries(domain: String?, since: Date?, afterID: Int64?, limit: Int) async throws -> [DecisionLogEntry]
+
+    /// Entries matching every filter of `query`: newest first, or oldest first when following (`afterID`).
+    func entries(matching query: DecisionLogQuery) async throws -> [DecisionLogEntry]
+
+    /// The entry `id`, or nil.
+    func entry(id: Int64) async throws -> DecisionLogEntry?
 }

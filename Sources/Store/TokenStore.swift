@@ -13,4 +13,6 @@ package protocol TokenStore: Sendable {
     func tokens(role: AccessToken.Role?) async throws -> [AccessToken]
     /// Revokes token `id`. - Returns: false when there is no such unrevoked token.
     func revokeToken(id: Int64) async throws -> Bool
+    /// The token `id`, revoked or not, or nil.
+    func token(id: Int64) async throws -> AccessToken?
 }

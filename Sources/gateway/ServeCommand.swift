@@ -87,6 +87,7 @@ struct ServeCommand: AsyncParsableCommand {
                         Terminal.line("    \(generated)")
                     }
                     Terminal.line("gateway: try  curl -s \(scheme)://\(shown)/healthz   and   curl -s \(scheme)://\(shown)/openapi.yaml")
+                    Terminal.line("gateway: console on \(scheme)://\(shown)/console (sign in with a token)")
                 case .lmtp:
                     Terminal.line("gateway: LMTP on \(shown) (each recipient is an owner)")
                 }

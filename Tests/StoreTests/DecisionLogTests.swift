@@ -152,3 +152,98 @@ struct DecisionLogTests {
         }
     }
 }
+
+/// The console's and `GET /v1/log`'s query (``DecisionLogQuery``), on every backend: each filter alone and together,
+/// a code matched on the message or on one of its items, newest first with `before` paging back, oldest first with
+/// `after` following, and an entry by id.
+@Suite("Store conformance: the decision log query, on every backend")
+struct DecisionLogQueryTests {
+    /// Twelve entries an hour apart: channels in turn, every third rejected for a DKIM code, every fourth partial with an
+    /// item's code, from airline.example and its mail subdomain and from hotel.example.
+    static func seed(_ store: any GatewayStore) async throws -> [Int64] {
+        var ids: [Int64] = []
+        for hour in 0..<12 {
+            let channel = IngestionChannel.allCases[hour % IngestionChannel.allCases.count]
+            let domain = hour % 3 == 2 ? "hotel.example" : hour.isMultiple(of: 2) ? "airline.example" : "mail.airline.example"
+            let verdict: DecisionLogEntry.Verdict = hour % 3 == 0 ? .rejected : hour % 4 == 1 ? .partial : .admitted
+            let entry = DecisionLogEntry(
+                time: Sample.time(Double(hour)), channel: channel, sourceDomain: domain, source: "<\(hour)@\(domain)>",
+                owners: [Sample.owner], contentHash: "sha256:q\(hour)", verdict: verdict,
+                codes: verdict == .rejected ? ["dkim.body-hash-mismatch"] : [],
+                reservations: verdict == .partial
+                    ? [
+                        ReservationOutcomeRecord(itemReference: "A\(hour)", owner: Sample.owner, outcome: .created),
+                        ReservationOutcomeRecord(
+                            itemReference: "B\(hour)", owner: Sample.owner, outcome: nil,
+                            codes: ["markup.missing-property"]),
+                    ] : [])
+            ids.append(try #require(try await store.append(entry).id))
+        }
+        return ids
+    }
+
+    @Test(arguments: StoreBackend.all) func everyFilterAloneAndTogetherNewestFirst(backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
+            let ids = try await Self.seed(store)
+            func read(_ query: DecisionLogQuery) async throws -> [Int64] {
+                try await store.entries(matching: query).compactMap(\.id)
+            }
+            // Newest first, each filter alone.
+            #expect(try await read(DecisionLogQuery()) == ids.reversed())
+            let channel = IngestionChannel.allCases[1]
+            #expect(
+                try await read(DecisionLogQuery(channel: channel))
+                    == ids.indices.filter { $0 % IngestionChannel.allCases.count == 1 }.reversed().map { ids[$0] })
+            #expect(try await read(DecisionLogQuery(verdict: .rejected)) == [ids[9], ids[6], ids[3], ids[0]])
+            #expect(try await read(DecisionLogQuery(verdict: .partial)) == [ids[5], ids[1]])
+            // A code matches the message's codes and an item's codes.
+            #expect(try await read(DecisionLogQuery(code: "dkim.body-hash-mismatch")) == [ids[9], ids[6], ids[3], ids[0]])
+            #expect(try await read(DecisionLogQuery(code: "markup.missing-property")) == [ids[5], ids[1]])
+            #expect(try await read(DecisionLogQuery(code: "markup.missing")).isEmpty)
+            // A code is a value, never a pattern.
+            #expect(try await read(DecisionLogQuery(code: "%")).isEmpty)
+            // Since is inclusive, until exclusive.
+            #expect(
+                try await read(DecisionLogQuery(since: Sample.time(4), until: Sample.time(7))) == [ids[6], ids[5], ids[4]])
+            #expect(
+                try await read(DecisionLogQuery(domain: "AIRLINE.example"))
+                    == ids.indices.filter { $0 % 3 != 2 }.reversed().map { ids[$0] })
+            // Together.
+            #expect(
+                try await read(
+                    DecisionLogQuery(domain: "airline.example", verdict: .rejected, since: Sample.time(1), until: Sample.time(10)))
+                    == [ids[9], ids[6], ids[3]])
+            #expect(try await read(DecisionLogQuery(domain: "hotel.example", verdict: .rejected)).isEmpty)
+        }
+    }
+
+    @Test(arguments: StoreBackend.all) func pagesBackWithBeforeAndFollowsWithAfter(backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
+            let ids = try await Self.seed(store)
+            let first = try await store.entries(matching: DecisionLogQuery(limit: 5)).compactMap(\.id)
+            #expect(first == Array(ids.suffix(5).reversed()))
+            let second = try await store.entries(matching: DecisionLogQuery(beforeID: first.last, limit: 5)).compactMap(\.id)
+            #expect(second == Array(ids[2..<7].reversed()))
+            let third = try await store.entries(matching: DecisionLogQuery(beforeID: second.last, limit: 5)).compactMap(\.id)
+            #expect(third == [ids[1], ids[0]])
+            // Paging back keeps the filters.
+            let rejected = try await store.entries(matching: DecisionLogQuery(verdict: .rejected, beforeID: ids[6], limit: 1))
+            #expect(rejected.compactMap(\.id) == [ids[3]])
+            // Following: oldest first, after the id given.
+            let following = try await store.entries(matching: DecisionLogQuery(afterID: ids[8], limit: 2)).compactMap(\.id)
+            #expect(following == [ids[9], ids[10]])
+            #expect(try await store.entries(matching: DecisionLogQuery(afterID: ids[11])).isEmpty)
+        }
+    }
+
+    @Test(arguments: StoreBackend.all) func anEntryByIDIsTheEntryWrittenOrNil(backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
+            let ids = try await Self.seed(store)
+            let listed = try await store.entries(matching: DecisionLogQuery(verdict: .partial, limit: 1)).first
+            let read = try #require(try await store.entry(id: ids[5]))
+            #expect(read == listed)
+            #expect(read.reservations.map(\.codes) == [[], ["markup.missing-property"]])
+            #expect(try await store.entry(id: ids[11] + 100) == nil)
+        }
+    }
+}
