@@ -92,7 +92,11 @@ extension GatewayApplication {
 
         router.delete("/v1/owners/{owner}") { request, context in
             let owner = try await services.ownerPath(request, context)
-            return try json(try await services.storeCall { try await store.forget(owner) })
+            let forgotten = try await services.storeCall { try await store.forget(owner) }
+            // Its tokens are gone from the store: this node's cached copies go at once (other nodes', at their next
+            // look at the tokens' generation).
+            services.readCache?.invalidate(.tokens)
+            return try json(forgotten)
         }
     }
 }

@@ -57,7 +57,14 @@ struct DonationEndToEndTests {
         var version: Int
         var actions: [Action]?
         var open: Open?
-        var provenance: [String]?
+        /// Where each version came from (`reservations show`): the version's source and its provenance.
+        struct Version: Decodable {
+            struct Source: Decodable { var channel: String; var appIdentifier: String?; var appVerified: Bool? }
+            var version: Int
+            var source: String
+            var provenance: [Source]
+        }
+        var versions: [Version]?
     }
 
     struct Suggested: Decodable {
@@ -245,12 +252,15 @@ struct DonationEndToEndTests {
             var shown = try await Self.show(cli, "RXJ34P")
             #expect(shown.count == 1)
             #expect(shown.first?.version == 2)
-            let provenance = shown.first?.provenance ?? []
-            #expect(provenance.count == 2)
-            #expect(
-                provenance.first == "v1 RXJ34P.1@skyways.example"
-                    || provenance.first?.contains("RXJ34P.1@skyways.example") == true, "\(provenance)")
-            #expect(provenance.last?.hasPrefix("v2 app:\(Self.app) donation sha256:") == true, "\(provenance)")
+            // Both sources in its provenance: v1 the email, v2 the app.
+            let versions = shown.first?.versions ?? []
+            #expect(versions.map(\.version) == [1, 2])
+            #expect(versions.first?.source.contains("RXJ34P.1@skyways.example") == true, "\(versions.map(\.source))")
+            #expect(versions.first?.provenance.map(\.channel) == ["email"])
+            #expect(versions.last?.source.hasPrefix("app:\(Self.app) donation sha256:") == true)
+            #expect(versions.last?.provenance.map(\.channel) == ["app"])
+            #expect(versions.last?.provenance.first?.appIdentifier == Self.app)
+            #expect(versions.last?.provenance.first?.appVerified == true)
             // Show reservation: the app's user activity and page.
             #expect(shown.first?.open?.userActivity?.activityType == "com.skyways.app.check-in")
             #expect(shown.first?.open?.url == "https://www.skyways.example/trips/RXJ34P")
@@ -271,7 +281,7 @@ struct DonationEndToEndTests {
             #expect(cancelled.items.map(\.outcome) == ["cancelled"])
             shown = try await Self.show(cli, "RXJ34P")
             #expect(shown.map(\.status) == ["cancelled"])
-            #expect(shown.first?.provenance?.count == 3)
+            #expect(shown.first?.versions?.count == 3)
         }
     }
 
