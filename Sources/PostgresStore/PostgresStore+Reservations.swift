@@ -105,9 +105,12 @@ extension PostgresStore {
             """
             SELECT \(unescaped: StoreSQLNames.versionColumns) FROM reservation
             WHERE owner = \(reads.owner.address) AND source_domain = \(reads.sourceDomain)
-                AND (item_reference = \(reads.itemReference)
-                    OR (container_reference = \(reads.containerReference)
-                        AND (\(reads.wholeContainer) OR is_minimal_cancellation OR item_reference = container_reference)))
+                AND item_reference = \(reads.itemReference)
+            UNION ALL
+            SELECT \(unescaped: StoreSQLNames.versionColumns) FROM reservation
+            WHERE owner = \(reads.owner.address) AND source_domain = \(reads.sourceDomain)
+                AND container_reference = \(reads.containerReference) AND item_reference <> \(reads.itemReference)
+                AND (\(reads.wholeContainer) OR is_minimal_cancellation OR item_reference = container_reference)
             """, on: connection, logger: logger
         ).map(storedVersion)
         let owner = try await ownerContext(for: reads, on: connection, logger: logger)

@@ -90,16 +90,20 @@ extension SQLiteStore {
         -> LifecyclePlan
     {
         let reads = ReservationLifecycle.reads(for: item)
+        // Two indexed lookups, not one OR: with the OR the planner walks every record of the owner from the domain.
         let records = try Row.fetchAll(
             db.cachedStatement(
                 sql: """
                     SELECT \(StoreSQLNames.versionColumns) FROM reservation
-                    WHERE owner = ? AND source_domain = ?
-                        AND (item_reference = ? OR (container_reference = ?
-                            AND (? OR is_minimal_cancellation OR item_reference = container_reference)))
+                    WHERE owner = ? AND source_domain = ? AND item_reference = ?
+                    UNION ALL
+                    SELECT \(StoreSQLNames.versionColumns) FROM reservation
+                    WHERE owner = ? AND container_reference = ? AND source_domain = ? AND item_reference <> ?
+                        AND (? OR is_minimal_cancellation OR item_reference = container_reference)
                     """),
             arguments: [
-                reads.owner.address, reads.sourceDomain, reads.itemReference, reads.containerReference,
+                reads.owner.address, reads.sourceDomain, reads.itemReference,
+                reads.owner.address, reads.containerReference, reads.sourceDomain, reads.itemReference,
                 reads.wholeContainer,
             ]
         ).map(storedVersion)

@@ -160,20 +160,22 @@ struct PostgresStoreTests {
             func waitFor(_ condition: String) async throws {
                 let deadline = ContinuousClock.now + .seconds(30)
                 while try await server.psql(
-                    "SELECT count(*) FROM pg_stat_activity WHERE datname = '\(name)' AND \(condition)", database: name)
+                    "SELECT count(*) FROM pg_stat_activity WHERE datname = '\(name)' AND pid <> pg_backend_pid() AND \(condition)",
+                    database: name)
                     == "0\n"
                 {
                     guard ContinuousClock.now < deadline else { throw FixtureError("no session came to \(condition)") }
                     try await Task.sleep(for: .milliseconds(50))
                 }
             }
-            // Another session holds the record's row for 4 s.
+            // Another session holds the record's row until the test ends its wait (at most 60 s): a fixed hold would
+            // end before A reaches the row on a loaded machine.
             let holder = Task {
-                try await server.psql(
-                    "BEGIN; SELECT id FROM reservation WHERE item_reference = 'HELD' FOR UPDATE; SELECT pg_sleep(4); COMMIT;",
+                try? await server.psql(
+                    "BEGIN; SELECT id FROM reservation WHERE item_reference = 'HELD' FOR UPDATE; SELECT pg_sleep(60); COMMIT;",
                     database: name)
             }
-            try await waitFor("query LIKE '%pg_sleep(4)%' AND state = 'active'")
+            try await waitFor("query LIKE '%pg_sleep(60)%' AND state = 'active'")
             // A: a new booking (its change recorded), then an update of the held record, which waits.
             let slow = Task {
                 try await stores[0].ingest(
@@ -187,8 +189,12 @@ struct PostgresStoreTests {
             let seen = try await stores[1].changes(after: before, scope: .all, limit: 100)
             #expect(seen.map(\.reservation.itemReference) == ["COMMITTED-FIRST"])
             let cursor = try #require(seen.last?.position)
-            // A commits once the row is free: its changes come after the reader's cursor.
-            _ = try await holder.value
+            // A commits once the row is free (the holder's wait cancelled: its transaction ends, the row lock with
+            // it): its changes come after the reader's cursor.
+            _ = try await server.psql(
+                "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE datname = '\(name)' AND query LIKE '%pg_sleep(60)%' AND pid <> pg_backend_pid()",
+                database: name)
+            _ = await holder.value
             _ = try await slow.value
             let later = try await stores[1].changes(after: cursor, scope: .all, limit: 100)
             #expect(later.map(\.reservation.itemReference) == ["FIRST-RECORDED", "HELD"])
