@@ -55,13 +55,19 @@ extension PostgresStore {
     }
 
     /// Takes the transaction-level advisory locks of `keys` (owner and source domain of reservations), each once, in
-    /// ascending order, so that two transactions never wait on each other in a cycle.
+    /// ascending order, so that two transactions never wait on each other in a cycle: one statement, which takes them
+    /// in the order of the array it unnests.
     static func lockReservations(_ keys: [(OwnerAddress, String)], on connection: PostgresConnection, logger: Logger)
         async throws
     {
         let locks = Set(keys.map { lockKey(owner: $0.0, sourceDomain: $0.1) }).sorted()
-        for lock in locks {
-            try await connection.query("SELECT pg_advisory_xact_lock(\(lock))", logger: logger)
+        switch locks.count {
+        case 0: return
+        case 1: try await connection.query("SELECT pg_advisory_xact_lock(\(locks[0]))", logger: logger)
+        default:
+            try await connection.query(
+                "SELECT pg_advisory_xact_lock(key) FROM unnest(\(locks)::bigint[]) WITH ORDINALITY AS lock(key, n) ORDER BY n",
+                logger: logger)
         }
     }
 

@@ -109,12 +109,35 @@ extension PostgresStore {
         return results.map { $0.map(\.entry) }
     }
 
-    /// The group commit's transaction: `write` for each request in its own savepoint, then `finish` with their
-    /// results, before the commit.
+    /// The group commit's transaction: `write` for each request, then `finish` with their results, before the commit.
+    ///
+    /// A request that fails must roll back its own rows only, which takes a savepoint around each request: two more
+    /// round trips per request, and a subtransaction each (PostgreSQL tracks at most 64 per transaction in its
+    /// snapshots). Requests almost never fail, so the batch is first written without savepoints; when one fails, that
+    /// transaction is rolled back whole and the batch is written again with a savepoint per request, giving each the
+    /// result it would have had alone.
     func writeBatch<Request: Sendable, Output: Sendable>(
         _ requests: [Request], operation: String, locks: [(OwnerAddress, String)],
         write: @escaping @Sendable (Request, PostgresConnection) async throws -> Output,
         finish: @escaping @Sendable ([Result<Output, any Error>], PostgresConnection) async throws -> Void = { _, _ in }
+    ) async throws -> [Result<Output, any Error>] {
+        do {
+            return try await writeBatch(
+                requests, operation: operation, locks: locks, savepoints: false, write: write, finish: finish)
+        } catch is RequestFailed {
+            return try await writeBatch(
+                requests, operation: operation, locks: locks, savepoints: true, write: write, finish: finish)
+        }
+    }
+
+    /// A request of a batch written without savepoints failed: the batch is written again with them. (A
+    /// ``TransactionRefusal``: the transaction is rolled back and this passes through unchanged.)
+    private struct RequestFailed: TransactionRefusal {}
+
+    private func writeBatch<Request: Sendable, Output: Sendable>(
+        _ requests: [Request], operation: String, locks: [(OwnerAddress, String)], savepoints: Bool,
+        write: @escaping @Sendable (Request, PostgresConnection) async throws -> Output,
+        finish: @escaping @Sendable ([Result<Output, any Error>], PostgresConnection) async throws -> Void
     ) async throws -> [Result<Output, any Error>] {
         let logger = self.logger
         let settings = self.settings
@@ -123,13 +146,22 @@ extension PostgresStore {
             try await Self.lockReservations(lockKeys, on: connection, logger: logger)
             var results: [Result<Output, any Error>] = []
             for request in requests {
+                guard savepoints else {
+                    do {
+                        results.append(.success(try await write(request, connection)))
+                    } catch {
+                        // A deadlock or a serialization failure aborts the transaction: run the whole batch again.
+                        if Self.isRetryable(error) { throw error }
+                        throw RequestFailed()
+                    }
+                    continue
+                }
                 try await connection.query("SAVEPOINT request", logger: logger)
                 do {
                     let output = try await write(request, connection)
                     try await connection.query("RELEASE SAVEPOINT request", logger: logger)
                     results.append(.success(output))
                 } catch {
-                    // A deadlock or a serialization failure aborts the transaction: run the whole batch again.
                     if Self.isRetryable(error) { throw error }
                     try await connection.query("ROLLBACK TO SAVEPOINT request", logger: logger)
                     results.append(.failure(Self.storeError(error, operation: operation, settings: settings)))

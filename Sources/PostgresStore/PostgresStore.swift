@@ -29,6 +29,9 @@ package final class PostgresStore: ManagedStore {
         package var maximumConnections = 8
         /// How long one store call may take, waiting for a connection included, before `store.unavailable`.
         package var operationTimeout: Duration = .seconds(30)
+        /// Group-commit transactions of ingestions (and, apart, of spooled messages) under way at once, each on a
+        /// connection of its own (see ``GroupCommit``).
+        package var writeLanes = 3
         /// Run the missing migrations when opening (`gateway store status` and `migrate` open without).
         package var migrateOnOpen = true
         package var limits = StoreLimits()
@@ -45,8 +48,8 @@ package final class PostgresStore: ManagedStore {
     let closed = Atomic<Bool>(false)
     /// Share transactions between concurrent `ingest` calls, and between concurrent `spool` calls (each commit waits
     /// for PostgreSQL's WAL flush).
-    let groupCommit = GroupCommit<IngestionRequest, DecisionLogEntry>()
-    let spoolCommit = GroupCommit<SpoolRequest, SpooledMessage>()
+    let groupCommit: GroupCommit<IngestionRequest, DecisionLogEntry>
+    let spoolCommit: GroupCommit<SpoolRequest, SpooledMessage>
     /// Wakes this node's change feed readers after commits that recorded changes (other nodes poll).
     package let changeSignal = ChangeSignal()
 
@@ -59,6 +62,8 @@ package final class PostgresStore: ManagedStore {
         self.now = now
         self.logger = logger
         self.client = client
+        groupCommit = GroupCommit(lanes: configuration.writeLanes)
+        spoolCommit = GroupCommit(lanes: configuration.writeLanes)
     }
 
     /// Connects to the database `settings` name, checks that it is a gateway store this build can use, runs the
