@@ -74,12 +74,12 @@ extension PostgresStore {
     }
 
     /// Writes `requests` in one transaction, each in a savepoint of its own: a request that fails rolls back its own
-    /// rows only. The advisory locks of every reservation in the batch are taken first, sorted.
+    /// rows only. The advisory locks of every reservation in the batch (``ingestionLocks(_:)``) are taken first.
     func writeIngestions(_ requests: [IngestionRequest]) async throws -> [Result<DecisionLogEntry, any Error>] {
         let logger = self.logger
         let results = try await writeBatch(
             requests, operation: "ingest",
-            locks: requests.flatMap { $0.reservations.map { ($0.owner, $0.sourceDomain) } },
+            locks: Self.ingestionLocks(requests.flatMap(\.reservations)),
             write: { request, connection in
                 // First: a message another node decided meanwhile writes nothing (SpoolLease: exactly once). The row
                 // lock makes a second node's delete wait for the first one's commit, then find the row gone.
@@ -117,7 +117,7 @@ extension PostgresStore {
     /// transaction is rolled back whole and the batch is written again with a savepoint per request, giving each the
     /// result it would have had alone.
     func writeBatch<Request: Sendable, Output: Sendable>(
-        _ requests: [Request], operation: String, locks: [(OwnerAddress, String)],
+        _ requests: [Request], operation: String, locks: [AdvisoryLock],
         write: @escaping @Sendable (Request, PostgresConnection) async throws -> Output,
         finish: @escaping @Sendable ([Result<Output, any Error>], PostgresConnection) async throws -> Void = { _, _ in }
     ) async throws -> [Result<Output, any Error>] {
@@ -135,15 +135,14 @@ extension PostgresStore {
     private struct RequestFailed: TransactionRefusal {}
 
     private func writeBatch<Request: Sendable, Output: Sendable>(
-        _ requests: [Request], operation: String, locks: [(OwnerAddress, String)], savepoints: Bool,
+        _ requests: [Request], operation: String, locks: [AdvisoryLock], savepoints: Bool,
         write: @escaping @Sendable (Request, PostgresConnection) async throws -> Output,
         finish: @escaping @Sendable ([Result<Output, any Error>], PostgresConnection) async throws -> Void
     ) async throws -> [Result<Output, any Error>] {
         let logger = self.logger
         let settings = self.settings
-        let lockKeys = locks.map { ($0.0, $0.1) }
         return try await transaction(operation) { connection in
-            try await Self.lockReservations(lockKeys, on: connection, logger: logger)
+            try await Self.lock(locks, on: connection, logger: logger)
             var results: [Result<Output, any Error>] = []
             for request in requests {
                 guard savepoints else {

@@ -11,12 +11,15 @@ import Synchronization
 ///
 /// - The same rules as every backend: each write is a transaction that reads what ``ReservationLifecycle`` needs,
 ///   plans, and executes the plan.
-/// - Concurrent writers of one reservation (several processes, several nodes) are serialized by a transaction-level
-///   advisory lock on the reservation's (owner, source domain): taken at the start of the transaction, before the
-///   reads, released by the commit. It covers both what a plan reads, the record at the key and the records of its
-///   container (a row lock could not lock a record that does not exist yet, and SERIALIZABLE would turn every
-///   concurrent write of one owner's booking into a retry). A transaction takes all its locks at once, sorted, so two
-///   batches never wait on each other in a cycle; a deadlock or serialization failure reported anyway is retried.
+/// - Concurrent writers of one reservation (several processes, several nodes) are serialized by transaction-level
+///   advisory locks on what the plan reads: its item reference and its booking number (exclusive), under its
+///   (owner, source domain) held shared (``ingestionLocks(_:)``); an owner's decisions, erasure and retention take that
+///   one exclusive. They are taken at the start of the transaction, before the reads, and released by the commit.
+///   They cover both what a plan reads, the record at the key and the records of its container (a row lock could not
+///   lock a record that does not exist yet, and SERIALIZABLE would turn every concurrent write of one owner's booking
+///   into a retry), and let writers of different bookings of one owner run side by side. A transaction takes all its
+///   locks at once, sorted, so two batches never wait on each other in a cycle; a deadlock or serialization failure
+///   reported anyway is retried.
 /// - Migrations are versioned (``StoreSchema``) and run under a session advisory lock, so two nodes starting together
 ///   migrate once.
 /// - Times are bigint milliseconds since 1970, like SQLite's, so a copy between backends is exact.
