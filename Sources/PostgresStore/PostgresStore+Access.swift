@@ -101,11 +101,12 @@ extension PostgresStore {
         let keys = byKey.keys.sorted()
         guard !keys.isEmpty else { return }
         let shared = keys.map { byKey[$0] ?? false }
-        try await connection.query(
+        _ = try await rows(
+            Prepared.AdvisoryLocks.self,
             """
             SELECT CASE WHEN lock.shared THEN pg_advisory_xact_lock_shared(lock.key) ELSE pg_advisory_xact_lock(lock.key) END
             FROM unnest(\(keys)::bigint[], \(shared)::boolean[]) WITH ORDINALITY AS lock(key, shared, n) ORDER BY n
-            """, logger: logger)
+            """, on: connection, logger: logger)
     }
 
     /// The advisory lock of an (owner, source domain): FNV-1a over both, the same on every node. Two pairs that hash

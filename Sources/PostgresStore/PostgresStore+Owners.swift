@@ -331,6 +331,7 @@ extension PostgresStore {
         -> OwnerProfile?
     {
         try await rows(
+            Prepared.OwnerProfile.self,
             "SELECT \(unescaped: StoreSQLNames.ownerProfileColumns) FROM owner_profile WHERE owner = \(owner.address)",
             on: connection, logger: logger
         ).first.map(ownerProfile)

@@ -102,6 +102,7 @@ extension PostgresStore {
     ) async throws -> LifecyclePlan {
         let reads = ReservationLifecycle.reads(for: item)
         let records = try await rows(
+            Prepared.LifecycleRead.self,
             """
             SELECT \(unescaped: StoreSQLNames.versionColumns) FROM reservation
             WHERE owner = \(reads.owner.address) AND source_domain = \(reads.sourceDomain)
@@ -160,6 +161,7 @@ extension PostgresStore {
     ) async throws {
         let time = StoreTime.milliseconds(at)
         let inserted = try await rows(
+            Prepared.CreateRecord.self,
             """
             WITH written AS (
                 INSERT INTO reservation (owner, source_domain, item_reference, \(unescaped: StoreSQLNames.contentColumns),
@@ -194,6 +196,7 @@ extension PostgresStore {
         on connection: PostgresConnection, logger: Logger
     ) async throws {
         let counts = try await rows(
+            Prepared.OverwriteRecord.self,
             """
             WITH archived AS (
                 INSERT INTO reservation_history (reservation_id, version, \(unescaped: StoreSQLNames.contentColumns),
@@ -243,7 +246,8 @@ extension PostgresStore {
     /// only from the last statement keeps the wait of concurrent writers to one commit each, and the advisory locks
     /// are always taken before it, so no cycle of waits can form.
     static func sequenceChanges(on connection: PostgresConnection, logger: Logger) async throws {
-        try await connection.query(
+        _ = try await rows(
+            Prepared.SequenceChanges.self,
             """
             WITH pending AS (
                 SELECT id, row_number() OVER (ORDER BY id) AS n FROM change_event WHERE position IS NULL
@@ -253,7 +257,7 @@ extension PostgresStore {
             )
             UPDATE change_event SET position = counter.base + pending.n
             FROM pending, counter WHERE change_event.id = pending.id
-            """, logger: logger)
+            """, on: connection, logger: logger)
     }
 
     /// The owner's decisions the rules need (``LifecycleReads/senderDomains``, and the profile when
@@ -262,6 +266,7 @@ extension PostgresStore {
         -> OwnerContext
     {
         let preferences = try await rows(
+            Prepared.SenderPreferences.self,
             """
             SELECT \(unescaped: StoreSQLNames.senderPreferenceColumns) FROM sender_preference
             WHERE owner = \(reads.owner.address) AND domain = ANY(\(reads.senderDomains)::text[])
