@@ -52,10 +52,8 @@ extension PostgresStore {
 
 /// The prepared queries (one name each on the server).
 enum Prepared {
-    /// ``LifecycleReads``: the item's record and its booking's.
+    /// ``LifecycleReads``: the item's record and its booking's, the owner's profile and preferences.
     enum LifecycleRead: PreparedQuery {}
-    /// The owner's sender preferences for a source domain and its parents.
-    enum SenderPreferences: PreparedQuery {}
     /// The owner's profile.
     enum OwnerProfile: PreparedQuery {}
     /// A new record and its change event.
