@@ -247,9 +247,10 @@ final class WebhookSink: Sendable {
                 {
                     record(Arrival(arrived: arrived, changed: changed))
                 }
-                var headers = HTTPHeaders()
-                headers.add(name: "Content-Length", value: "0")
-                context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .noContent, headers: headers))), promise: nil)
+                // 204 has no body and no Content-Length (RFC 9110 §8.6); the connection stays open for the next
+                // delivery unless the request asked to close it, as any HTTP/1.1 server does.
+                let head = HTTPResponseHead(version: .http1_1, status: .noContent)
+                context.write(wrapOutboundOut(.head(head)), promise: nil)
                 context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
             }
         }
