@@ -9,6 +9,12 @@ import Synchronization
 /// Sends a webhook delivery: WebFetch's POST in production, with its address guard, trust store and limits.
 package protocol WebhookTransport: Sendable {
     func post(_ url: URL, body: [UInt8], headers: [(String, String)]) async throws(FetchError) -> PageFetcher.PostResponse
+    /// Closes what the transport keeps open between deliveries; called once, when the dispatcher stops.
+    func closeConnections() async
+}
+
+extension WebhookTransport {
+    package func closeConnections() async {}
 }
 
 extension PageFetcher: WebhookTransport {}
@@ -25,6 +31,11 @@ extension PageFetcher: WebhookTransport {}
 /// - Retries with exponential backoff and jitter (``RetrySchedule``), for 24 hours by default, then dead.
 /// - A slow receiver holds one of ``Configuration/concurrency`` slots for at most the attempt's time limit and never
 ///   a store writer: ingestion does not wait for deliveries.
+/// - Few store writes: while deliveries are under way, what they came to is recorded and the outbox's new changes are
+///   queued together, in one transaction at most every ``Configuration/batchInterval`` (sooner when
+///   ``Configuration/recordBatch`` attempts wait); a slot is free again as soon as its attempt is back, and the due
+///   deliveries are read ``Configuration/dueBatch`` at a time. A delivery is not handed out again while its attempt
+///   is unrecorded, and a reservation's next change is due only once the previous one is recorded.
 ///
 /// Woken at once by changes committed on this node (``ChangeSignal``); changes committed on other nodes are picked
 /// up by a short poll (``Configuration/pollInterval``, one second).
@@ -39,6 +50,14 @@ package struct WebhookDispatcher: Service {
         package var lease: TimeInterval = 30
         /// Changes queued per store transaction at most.
         package var fanOutBatch = 1000
+        /// While there is something to record or queue, the store is written at most this often: one transaction
+        /// for everything that came back and everything committed meanwhile. It bounds the delay a change waits to
+        /// be queued.
+        package var batchInterval: Duration = .milliseconds(50)
+        /// Attempts that are written at once, without waiting for the batch interval.
+        package var recordBatch = 500
+        /// Due deliveries read at once.
+        package var dueBatch = 256
 
         package init() {}
     }
@@ -86,6 +105,7 @@ package struct WebhookDispatcher: Service {
             }
         }
         try? await store.releaseLease(Self.leaseName, holder: node)
+        await transport.closeConnections()
     }
 
     /// Dispatches while this node holds the lease, renewing it; returns when it is lost, or at shutdown once the
@@ -94,8 +114,12 @@ package struct WebhookDispatcher: Service {
         let state = DispatchState()
         let renewEvery = configuration.lease / 3
         var renewed = now()
-        var lastFanOut = ContinuousClock.now - configuration.pollInterval
-        var fannedOutGeneration = store.changeSignal.generation &- 1
+        var lastWrite = ContinuousClock.now - configuration.pollInterval
+        var lastRead = lastWrite
+        var queuedGeneration = store.changeSignal.generation &- 1
+        var readNeeded = true
+        /// Due deliveries read and not started yet, oldest first.
+        var ready: [DueDelivery] = []
         await withDiscardingTaskGroup { group in
             while !Task.isCancelled && !Task.isShuttingDownGracefully {
                 let localGeneration = state.wake.generation
@@ -109,61 +133,79 @@ package struct WebhookDispatcher: Service {
                     }
                     renewed = now()
                 }
-                await record(state.takeCompleted(), state: state)
-                if storeGeneration != fannedOutGeneration || ContinuousClock.now - lastFanOut >= configuration.pollInterval {
-                    do {
-                        while try await store.queueDeliveries(limit: configuration.fanOutBatch) > 0 {}
-                        fannedOutGeneration = storeGeneration
-                        lastFanOut = .now
-                    } catch {
-                        logger.warning("cannot queue webhook deliveries", metadata: ["error": "\(error)"])
-                    }
+                let sinceWrite = ContinuousClock.now - lastWrite
+                let unrecorded = state.completedCount
+                let changed = storeGeneration != queuedGeneration
+                if sinceWrite >= configuration.pollInterval || unrecorded >= configuration.recordBatch
+                    || ((unrecorded > 0 || changed) && sinceWrite >= configuration.batchInterval)
+                {
+                    if await write(state) { queuedGeneration = storeGeneration }
+                    lastWrite = .now
+                    readNeeded = true
                 }
-                let free = configuration.concurrency - state.inFlightCount
-                if free > 0 {
+                let free = configuration.concurrency - state.sendingCount
+                if free > 0 && ready.count < free
+                    && (readNeeded || ContinuousClock.now - lastRead >= configuration.pollInterval)
+                {
                     do {
-                        let due = try await store.dueDeliveries(at: now(), limit: configuration.concurrency * 2)
-                        for delivery in state.claim(due, upTo: free) {
-                            group.addTask {
-                                let attempt = await self.attempt(delivery)
-                                state.complete(attempt)
-                            }
-                        }
+                        // What was read before is read again with what is due now, in the store's order.
+                        ready = state.untracked(try await store.dueDeliveries(at: now(), limit: configuration.dueBatch))
                     } catch {
                         logger.warning("cannot read due webhook deliveries", metadata: ["error": "\(error)"])
                     }
+                    lastRead = .now
+                    readNeeded = false
                 }
-                await Self.waitForAny(
-                    [(state.wake, localGeneration), (store.changeSignal, storeGeneration)],
-                    timeout: configuration.pollInterval)
+                if free > 0 && !ready.isEmpty {
+                    let (started, looked) = state.claim(ready, upTo: free)
+                    ready.removeFirst(looked)
+                    for delivery in started {
+                        group.addTask { state.complete(await self.attempt(delivery, state: state)) }
+                    }
+                }
+                // Wait for an attempt to come back, a commit (unless one is waiting to be queued already), or the
+                // time of the next write.
+                var signals = [(state.wake, localGeneration)]
+                if storeGeneration == queuedGeneration { signals.append((store.changeSignal, storeGeneration)) }
+                let pending = state.completedCount > 0 || storeGeneration != queuedGeneration
+                let untilWrite = (pending ? configuration.batchInterval : configuration.pollInterval) - sinceWrite
+                await Self.waitForAny(signals, timeout: max(untilWrite, .milliseconds(1)))
             }
             // Let the attempts in flight finish (each is bounded by its time limit), then record them.
-            while state.inFlightCount > 0 {
+            while state.sendingCount > 0 {
                 let generation = state.wake.generation
-                await record(state.takeCompleted(), state: state)
-                if state.inFlightCount > 0 { await state.wake.wait(after: generation, timeout: .seconds(1)) }
+                if state.sendingCount > 0 { await state.wake.wait(after: generation, timeout: .seconds(1)) }
             }
         }
-        await record(state.takeCompleted(), state: state)
+        // What is not recorded by now is sent again by the next dispatcher (at least once).
+        for _ in 0..<3 where state.completedCount > 0 {
+            if await write(state, queueing: false) { break }
+            try? await Task.sleep(for: .milliseconds(100))
+        }
     }
 
-    /// Records attempts in one transaction and frees their slots; on a store failure they stay in flight (not sent
-    /// again) until it succeeds.
-    func record(_ attempts: [DeliveryAttempt], state: DispatchState) async {
-        guard !attempts.isEmpty else { return }
+    /// Records the attempts that came back and queues the outbox's new changes, in one transaction (and more for a
+    /// backlog of changes larger than ``Configuration/fanOutBatch``). On a store failure the attempts stay
+    /// unrecorded (not handed out again) until a later write succeeds.
+    /// - Returns: whether it was written.
+    func write(_ state: DispatchState, queueing: Bool = true) async -> Bool {
+        let attempts = state.takeCompleted()
+        let batch = queueing ? configuration.fanOutBatch : 0
         do {
-            try await store.recordDeliveryAttempts(attempts)
+            var read = try await store.recordDeliveryAttempts(attempts, queueingChanges: batch)
             state.release(attempts)
+            while queueing && read >= batch { read = try await store.queueDeliveries(limit: batch) }
+            return true
         } catch {
-            logger.warning("cannot record webhook deliveries", metadata: ["error": "\(error)"])
-            state.putBack(attempts)
+            if state.isUnreleased(attempts) { state.putBack(attempts) }
+            logger.warning("cannot record or queue webhook deliveries", metadata: ["error": "\(error)"])
+            return false
         }
     }
 
     /// One attempt: the change as a CloudEvent, signed, POSTed; a 2xx is delivered, anything else is retried later
     /// or, past the retry period, dead.
-    func attempt(_ due: DueDelivery) async -> DeliveryAttempt {
-        let message = ChangeMessage(due.event)
+    func attempt(_ due: DueDelivery, state: DispatchState? = nil) async -> DeliveryAttempt {
         let started = now()
         let failure: (status: Int?, error: String)
         do {
@@ -173,11 +215,12 @@ package struct WebhookDispatcher: Service {
             guard let secret = WebhookSecret(due.secret) else {
                 throw FetchError(code: .invalidURL, reason: "the subscription's secret cannot be read")
             }
-            let body = try message.encoded()
+            // The same change goes to every subscription that covers it: made once.
+            let (id, body) = try state?.message(for: due.event) ?? DispatchState.encode(due.event)
             let headers =
                 [("Content-Type", ChangeMessage.mediaType)]
                 + WebhookSignature.headers(
-                    id: message.id, timestamp: Int64(started.timeIntervalSince1970), body: body, secret: secret)
+                    id: id, timestamp: Int64(started.timeIntervalSince1970), body: body, secret: secret)
             let response = try await transport.post(url, body: body, headers: headers)
             if response.isSuccess {
                 let answered = now()
@@ -226,30 +269,51 @@ package struct WebhookDispatcher: Service {
 /// What the dispatcher has in flight and what has come back, shared with its attempts.
 final class DispatchState: Sendable {
     private struct State {
-        var inFlight: Set<Int64> = []
+        /// Deliveries being attempted or whose attempt is not recorded yet: not handed out again.
+        var tracked: Set<Int64> = []
+        /// Attempts under way.
+        var sending = 0
         var completed: [DeliveryAttempt] = []
+        /// Encoded changes by position, for the other subscriptions that get the same change.
+        var messages: [Int64: (id: String, body: [UInt8])] = [:]
     }
+
+    /// Encoded changes kept at most; the cache starts over when full.
+    static let messageCacheSize = 4096
 
     private let state = Mutex(State())
     /// Notified when an attempt completes.
     let wake = ChangeSignal()
 
-    var inFlightCount: Int { state.withLock { $0.inFlight.count } }
+    var sendingCount: Int { state.withLock { $0.sending } }
+    var completedCount: Int { state.withLock { $0.completed.count } }
 
-    /// The deliveries of `due` not in flight yet, at most `limit`, now in flight.
-    func claim(_ due: [DueDelivery], upTo limit: Int) -> [DueDelivery] {
+    /// The deliveries of `due` that are neither under way nor waiting to be recorded.
+    func untracked(_ due: [DueDelivery]) -> [DueDelivery] {
+        state.withLock { state in due.filter { !state.tracked.contains($0.delivery.id) } }
+    }
+
+    /// Takes up to `limit` deliveries from the front of `due` that are not tracked yet, now under way.
+    /// - Returns: the deliveries to attempt, and how many of `due` were looked at.
+    func claim(_ due: [DueDelivery], upTo limit: Int) -> (started: [DueDelivery], looked: Int) {
         state.withLock { state in
             var claimed: [DueDelivery] = []
-            for delivery in due where claimed.count < limit && !state.inFlight.contains(delivery.delivery.id) {
-                state.inFlight.insert(delivery.delivery.id)
-                claimed.append(delivery)
+            var looked = 0
+            for delivery in due {
+                guard claimed.count < limit else { break }
+                looked += 1
+                if state.tracked.insert(delivery.delivery.id).inserted { claimed.append(delivery) }
             }
-            return claimed
+            state.sending += claimed.count
+            return (claimed, looked)
         }
     }
 
     func complete(_ attempt: DeliveryAttempt) {
-        state.withLock { $0.completed.append(attempt) }
+        state.withLock { state in
+            state.completed.append(attempt)
+            state.sending -= 1
+        }
         wake.notify()
     }
 
@@ -260,13 +324,34 @@ final class DispatchState: Sendable {
         }
     }
 
-    /// Recorded: their slots are free, and the store will hand out what follows them.
+    /// Recorded: the store hands out what follows them.
     func release(_ attempts: [DeliveryAttempt]) {
-        state.withLock { state in for attempt in attempts { state.inFlight.remove(attempt.deliveryID) } }
+        state.withLock { state in for attempt in attempts { state.tracked.remove(attempt.deliveryID) } }
     }
 
-    /// Not recorded: kept to record again, still in flight.
+    /// Whether `attempts` are still tracked (not recorded).
+    func isUnreleased(_ attempts: [DeliveryAttempt]) -> Bool {
+        state.withLock { state in attempts.allSatisfy { state.tracked.contains($0.deliveryID) } }
+    }
+
+    /// Not recorded: kept to record again, still tracked.
     func putBack(_ attempts: [DeliveryAttempt]) {
         state.withLock { $0.completed.insert(contentsOf: attempts, at: 0) }
+    }
+
+    /// The CloudEvent of `event`, encoded once for all its deliveries.
+    func message(for event: ChangeEvent) throws -> (id: String, body: [UInt8]) {
+        if let made = state.withLock({ $0.messages[event.position] }) { return made }
+        let made = try Self.encode(event)
+        state.withLock { state in
+            if state.messages.count >= Self.messageCacheSize { state.messages.removeAll(keepingCapacity: true) }
+            state.messages[event.position] = made
+        }
+        return made
+    }
+
+    static func encode(_ event: ChangeEvent) throws -> (id: String, body: [UInt8]) {
+        let message = ChangeMessage(event)
+        return (message.id, try message.encoded())
     }
 }
