@@ -110,16 +110,18 @@ package struct WebhookDispatcher: Service {
 
     /// Dispatches while this node holds the lease, renewing it; returns when it is lost, or at shutdown once the
     /// attempts in flight have finished and been recorded.
+    ///
+    /// The loop writes and reads the store once per batch and hands the due deliveries to up to
+    /// ``Configuration/concurrency`` senders, which take one after another until none is left: an attempt that comes
+    /// back does not wake the loop (only a full batch of them, or senders that ran out of work, do).
     func dispatch() async {
-        let state = DispatchState()
+        let state = DispatchState(recordBatch: configuration.recordBatch)
         let renewEvery = configuration.lease / 3
         var renewed = now()
         var lastWrite = ContinuousClock.now - configuration.pollInterval
         var lastRead = lastWrite
         var queuedGeneration = store.changeSignal.generation &- 1
         var readNeeded = true
-        /// Due deliveries read and not started yet, oldest first.
-        var ready: [DueDelivery] = []
         await withDiscardingTaskGroup { group in
             while !Task.isCancelled && !Task.isShuttingDownGracefully {
                 let localGeneration = state.wake.generation
@@ -135,47 +137,44 @@ package struct WebhookDispatcher: Service {
                 }
                 let sinceWrite = ContinuousClock.now - lastWrite
                 let unrecorded = state.completedCount
-                let changed = storeGeneration != queuedGeneration
                 if sinceWrite >= configuration.pollInterval || unrecorded >= configuration.recordBatch
-                    || ((unrecorded > 0 || changed) && sinceWrite >= configuration.batchInterval)
+                    || ((unrecorded > 0 || storeGeneration != queuedGeneration)
+                        && sinceWrite >= configuration.batchInterval)
                 {
                     if await write(state) { queuedGeneration = storeGeneration }
                     lastWrite = .now
                     readNeeded = true
                 }
-                let free = configuration.concurrency - state.sendingCount
-                if free > 0 && ready.count < free
+                if state.queuedCount < configuration.concurrency
                     && (readNeeded || ContinuousClock.now - lastRead >= configuration.pollInterval)
                 {
                     do {
-                        // What was read before is read again with what is due now, in the store's order.
-                        ready = state.untracked(try await store.dueDeliveries(at: now(), limit: configuration.dueBatch))
+                        // What was read before and not started is read again with what is due now, in order.
+                        state.offer(try await store.dueDeliveries(at: now(), limit: configuration.dueBatch))
                     } catch {
                         logger.warning("cannot read due webhook deliveries", metadata: ["error": "\(error)"])
                     }
                     lastRead = .now
                     readNeeded = false
                 }
-                if free > 0 && !ready.isEmpty {
-                    let (started, looked) = state.claim(ready, upTo: free)
-                    ready.removeFirst(looked)
-                    for delivery in started {
-                        group.addTask { state.complete(await self.attempt(delivery, state: state)) }
+                for _ in 0..<state.addSenders(upTo: configuration.concurrency) {
+                    group.addTask {
+                        while let delivery = state.next() {
+                            state.complete(await self.attempt(delivery, state: state))
+                        }
                     }
                 }
-                // Wait for an attempt to come back, a commit (unless one is waiting to be queued already), or the
-                // time of the next write.
+                // Wait for a full batch of attempts or senders out of work, a commit (unless one is waiting to be
+                // queued already), or the time of the next write.
                 var signals = [(state.wake, localGeneration)]
                 if storeGeneration == queuedGeneration { signals.append((store.changeSignal, storeGeneration)) }
                 let pending = state.completedCount > 0 || storeGeneration != queuedGeneration
-                let untilWrite = (pending ? configuration.batchInterval : configuration.pollInterval) - sinceWrite
+                let interval = pending ? configuration.batchInterval : configuration.pollInterval
+                let untilWrite = interval - (ContinuousClock.now - lastWrite)
                 await Self.waitForAny(signals, timeout: max(untilWrite, .milliseconds(1)))
             }
-            // Let the attempts in flight finish (each is bounded by its time limit), then record them.
-            while state.sendingCount > 0 {
-                let generation = state.wake.generation
-                if state.sendingCount > 0 { await state.wake.wait(after: generation, timeout: .seconds(1)) }
-            }
+            // The senders finish the attempts under way (each bounded by its time limit) and start no more.
+            state.stop()
         }
         // What is not recorded by now is sent again by the next dispatcher (at least once).
         for _ in 0..<3 where state.completedCount > 0 {
@@ -266,14 +265,18 @@ package struct WebhookDispatcher: Service {
     }
 }
 
-/// What the dispatcher has in flight and what has come back, shared with its attempts.
+/// What the dispatcher has in flight and what has come back, shared with its senders.
 final class DispatchState: Sendable {
     private struct State {
         /// Deliveries being attempted or whose attempt is not recorded yet: not handed out again.
         var tracked: Set<Int64> = []
-        /// Attempts under way.
+        /// Due deliveries not started yet, the next one last.
+        var queue: [DueDelivery] = []
+        /// Senders running, and attempts under way.
+        var senders = 0
         var sending = 0
         var completed: [DeliveryAttempt] = []
+        var stopped = false
         /// Encoded changes by position, for the other subscriptions that get the same change.
         var messages: [Int64: (id: String, body: [UInt8])] = [:]
     }
@@ -282,39 +285,65 @@ final class DispatchState: Sendable {
     static let messageCacheSize = 4096
 
     private let state = Mutex(State())
-    /// Notified when an attempt completes.
+    private let recordBatch: Int
+    /// Notified when a batch of attempts is back to be recorded, or when the senders ran out of work.
     let wake = ChangeSignal()
+
+    init(recordBatch: Int) { self.recordBatch = recordBatch }
 
     var sendingCount: Int { state.withLock { $0.sending } }
     var completedCount: Int { state.withLock { $0.completed.count } }
+    var queuedCount: Int { state.withLock { $0.queue.count } }
 
-    /// The deliveries of `due` that are neither under way nor waiting to be recorded.
-    func untracked(_ due: [DueDelivery]) -> [DueDelivery] {
-        state.withLock { state in due.filter { !state.tracked.contains($0.delivery.id) } }
+    /// Replaces the deliveries waiting to start with those of `due` (in its order) that are neither under way nor
+    /// waiting to be recorded.
+    func offer(_ due: [DueDelivery]) {
+        state.withLock { state in
+            guard !state.stopped else { return }
+            state.queue = due.reversed().filter { !state.tracked.contains($0.delivery.id) }
+        }
     }
 
-    /// Takes up to `limit` deliveries from the front of `due` that are not tracked yet, now under way.
-    /// - Returns: the deliveries to attempt, and how many of `due` were looked at.
-    func claim(_ due: [DueDelivery], upTo limit: Int) -> (started: [DueDelivery], looked: Int) {
+    /// How many senders to start so that there are as many as there is work for, at most `limit`.
+    func addSenders(upTo limit: Int) -> Int {
         state.withLock { state in
-            var claimed: [DueDelivery] = []
-            var looked = 0
-            for delivery in due {
-                guard claimed.count < limit else { break }
-                looked += 1
-                if state.tracked.insert(delivery.delivery.id).inserted { claimed.append(delivery) }
+            let added = max(0, min(limit - state.senders, state.queue.count))
+            state.senders += added
+            return added
+        }
+    }
+
+    /// The next delivery for a sender, now under way; nil when there is none (the sender ends).
+    func next() -> DueDelivery? {
+        let (next, dry) = state.withLock { state -> (DueDelivery?, Bool) in
+            while let delivery = state.queue.popLast() {
+                if state.tracked.insert(delivery.delivery.id).inserted {
+                    state.sending += 1
+                    return (delivery, false)
+                }
             }
-            state.sending += claimed.count
-            return (claimed, looked)
+            state.senders -= 1
+            return (nil, state.senders == 0)
+        }
+        if dry { wake.notify() }
+        return next
+    }
+
+    /// Starts nothing more: the senders end after their attempts under way.
+    func stop() {
+        state.withLock { state in
+            state.stopped = true
+            state.queue.removeAll()
         }
     }
 
     func complete(_ attempt: DeliveryAttempt) {
-        state.withLock { state in
+        let full = state.withLock { state -> Bool in
             state.completed.append(attempt)
             state.sending -= 1
+            return state.completed.count == recordBatch
         }
-        wake.notify()
+        if full { wake.notify() }
     }
 
     func takeCompleted() -> [DeliveryAttempt] {

@@ -47,6 +47,14 @@ final class ConnectionPool: Sendable {
         self.keepAlive = keepAlive
     }
 
+    /// A fetcher dropped without ``close()`` leaves no connection open behind it.
+    deinit {
+        for entry in state.withLock({ $0.idle.values.flatMap { $0 } }) {
+            entry.expiry.cancel()
+            entry.connection.close()
+        }
+    }
+
     /// The checked addresses of `origin` if they were checked less than ``PageFetcher/KeepAlive/addressLifetime``
     /// ago.
     func addresses(of origin: Origin) -> [IPAddress]? {
@@ -98,7 +106,7 @@ final class ConnectionPool: Sendable {
             let idle = state.idle[connection.origin, default: []]
             guard !state.closed, channel.isActive, idle.count < keepAlive.maximumIdlePerOrigin else { return false }
             let expiry = channel.eventLoop.scheduleTask(in: TimeAmount(keepAlive.idleTimeout)) { [weak self] in
-                guard let self else { return }
+                guard let self else { return connection.close() }
                 self.expire(connection)
             }
             state.idle[connection.origin, default: []].append(Idle(connection: connection, expiry: expiry))
