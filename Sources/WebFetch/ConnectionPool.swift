@@ -1,3 +1,4 @@
+internal import Foundation
 internal import NIOCore
 internal import NIOHTTP1
 internal import Synchronization
@@ -13,8 +14,9 @@ internal import Synchronization
 ///   its kept connections are not used),
 /// - after a complete response that allows it (HTTP/1.1 keep-alive, no `Connection: close`, the body read within
 ///   the limit, no deadline passed, not a redirect).
-/// Each request gets its own time limits. Idle connections are closed after ``PageFetcher/KeepAlive/idleTimeout``
-/// and by ``close()``; at most ``PageFetcher/KeepAlive/maximumIdlePerOrigin`` are kept per origin.
+/// Each request gets its own time limits. A connection idle for ``PageFetcher/KeepAlive/idleTimeout`` is not used
+/// again and is closed within half as long again (one sweep timer for the pool), and every one by ``close()``; at
+/// most ``PageFetcher/KeepAlive/maximumIdlePerOrigin`` are kept per origin.
 final class ConnectionPool: Sendable {
     /// Where a connection leads: requests to another origin never share it.
     struct Origin: Hashable, Sendable {
@@ -31,14 +33,20 @@ final class ConnectionPool: Sendable {
 
     private struct Idle {
         let connection: PooledConnection
-        let expiry: Scheduled<Void>
+        let since: NIODeadline
     }
 
     private struct State {
         var idle: [Origin: [Idle]] = [:]
         var answers: [Origin: (addresses: [IPAddress], checked: NIODeadline)] = [:]
+        var targets: [URL: PageTarget] = [:]
+        /// A sweep of the idle connections is scheduled.
+        var sweeping = false
         var closed = false
     }
+
+    /// Parsed URLs kept at most; the cache starts over when full.
+    static let targetCacheSize = 1024
 
     let keepAlive: PageFetcher.KeepAlive
     private let state = Mutex(State())
@@ -49,10 +57,19 @@ final class ConnectionPool: Sendable {
 
     /// A fetcher dropped without ``close()`` leaves no connection open behind it.
     deinit {
-        for entry in state.withLock({ $0.idle.values.flatMap { $0 } }) {
-            entry.expiry.cancel()
-            entry.connection.close()
+        for entry in state.withLock({ $0.idle.values.flatMap { $0 } }) { entry.connection.close() }
+    }
+
+    /// `url` checked against the URL rules, parsed once for all the POSTs to it (a subscription's URL is posted to
+    /// again and again).
+    func target(_ url: URL, allowingHTTP: Bool) throws(FetchError) -> PageTarget {
+        if let known = state.withLock({ $0.targets[url] }) { return known }
+        let target = try PageTarget(url, allowingHTTP: allowingHTTP)
+        state.withLock { state in
+            if state.targets.count >= Self.targetCacheSize { state.targets.removeAll(keepingCapacity: true) }
+            state.targets[url] = target
         }
+        return target
     }
 
     /// The checked addresses of `origin` if they were checked less than ``PageFetcher/KeepAlive/addressLifetime``
@@ -74,16 +91,19 @@ final class ConnectionPool: Sendable {
     }
 
     /// The most recently used idle connection of `origin` to one of `addresses`, now in use. Connections found closed
-    /// (the server ended them while idle) or to an address no longer among the checked ones are closed and dropped.
+    /// (the server ended them while idle), idle too long, or to an address no longer among the checked ones are
+    /// closed and dropped.
     func take(_ origin: Origin, among addresses: [IPAddress]) -> PooledConnection? {
+        let expired = NIODeadline.now() - TimeAmount(keepAlive.idleTimeout)
         let (found, dropped) = state.withLock { state -> (PooledConnection?, [Idle]) in
             guard var idle = state.idle[origin] else { return (nil, []) }
             var dropped: [Idle] = []
             var found: PooledConnection?
             while found == nil, let last = idle.popLast() {
-                if last.connection.channel.isActive && addresses.contains(last.connection.address) {
+                if last.since > expired && last.connection.channel.isActive
+                    && addresses.contains(last.connection.address)
+                {
                     found = last.connection
-                    last.expiry.cancel()
                 } else {
                     dropped.append(last)
                 }
@@ -91,10 +111,7 @@ final class ConnectionPool: Sendable {
             state.idle[origin] = idle.isEmpty ? nil : idle
             return (found, dropped)
         }
-        for idle in dropped {
-            idle.expiry.cancel()
-            idle.connection.close()
-        }
+        for idle in dropped { idle.connection.close() }
         return found
     }
 
@@ -102,30 +119,38 @@ final class ConnectionPool: Sendable {
     /// closed or holds enough idle connections for that origin.
     func keep(_ connection: PooledConnection) {
         let channel = connection.channel
-        let kept = state.withLock { state -> Bool in
+        let (kept, sweep) = state.withLock { state -> (Bool, Bool) in
             let idle = state.idle[connection.origin, default: []]
-            guard !state.closed, channel.isActive, idle.count < keepAlive.maximumIdlePerOrigin else { return false }
-            let expiry = channel.eventLoop.scheduleTask(in: TimeAmount(keepAlive.idleTimeout)) { [weak self] in
-                guard let self else { return connection.close() }
-                self.expire(connection)
+            guard !state.closed, channel.isActive, idle.count < keepAlive.maximumIdlePerOrigin else {
+                return (false, false)
             }
-            state.idle[connection.origin, default: []].append(Idle(connection: connection, expiry: expiry))
-            return true
+            state.idle[connection.origin, default: []].append(Idle(connection: connection, since: .now()))
+            defer { state.sweeping = true }
+            return (true, !state.sweeping)
         }
         if !kept { connection.close() }
+        if sweep { scheduleSweep(on: channel.eventLoop) }
     }
 
-    /// Closes `connection` if it is still idle (its idle time ran out).
-    private func expire(_ connection: PooledConnection) {
-        let removed = state.withLock { state -> Bool in
-            guard let index = state.idle[connection.origin]?.firstIndex(where: { $0.connection === connection }) else {
-                return false
+    /// Closes, every half idle timeout while any are kept, the connections idle longer than the idle timeout (one
+    /// timer for the pool, not one per connection kept).
+    private func scheduleSweep(on eventLoop: any EventLoop) {
+        eventLoop.scheduleTask(in: .nanoseconds(TimeAmount(keepAlive.idleTimeout).nanoseconds / 2)) { [weak self] in
+            guard let self else { return }
+            let expired = NIODeadline.now() - TimeAmount(self.keepAlive.idleTimeout)
+            let (dropped, again) = self.state.withLock { state -> ([Idle], Bool) in
+                var dropped: [Idle] = []
+                for (origin, entries) in state.idle {
+                    let (old, fresh) = (entries.filter { $0.since <= expired }, entries.filter { $0.since > expired })
+                    dropped += old
+                    state.idle[origin] = fresh.isEmpty ? nil : fresh
+                }
+                state.sweeping = !state.idle.isEmpty && !state.closed
+                return (dropped, state.sweeping)
             }
-            state.idle[connection.origin]?.remove(at: index)
-            if state.idle[connection.origin]?.isEmpty == true { state.idle[connection.origin] = nil }
-            return true
+            for idle in dropped { idle.connection.close() }
+            if again { self.scheduleSweep(on: eventLoop) }
         }
-        if removed { connection.close() }
     }
 
     /// How many idle connections are kept, for all origins.
@@ -139,7 +164,6 @@ final class ConnectionPool: Sendable {
             return state.idle.values.flatMap { $0 }
         }
         for entry in idle {
-            entry.expiry.cancel()
             try? await entry.connection.channel.close()
         }
     }
@@ -166,14 +190,20 @@ final class PooledConnection: Sendable {
         self.handler = NIOLoopBound(handler, eventLoop: channel.eventLoop)
     }
 
-    /// Sends one request and waits for its whole answer.
+    /// Sends one request and waits for its whole answer, under `deadlines` (their timers close the connection, and
+    /// `watchdog` says which fired).
     /// - Throws: an ``ExchangeFailure``.
     func exchange(
-        _ request: HTTPRequestHead, body: ByteBuffer, target: PageTarget, limit: Int, watchdog: Watchdog
+        _ request: HTTPRequestHead, body: ByteBuffer, target: PageTarget, limit: Int, deadlines: Deadlines,
+        watchdog: Watchdog
     ) async throws -> PostExchangeHandler.Answer {
         let promise = channel.eventLoop.makePromise(of: PostExchangeHandler.Answer.self)
         let handler = self.handler
+        let channel = self.channel
+        // Timers armed and cancelled on the connection's own event loop: no other thread is woken for them.
         channel.eventLoop.execute {
+            let timers = PageFetcher.armDeadlines(deadlines, on: channel, watchdog: watchdog)
+            promise.futureResult.whenComplete { _ in timers.cancel() }
             handler.value.start(request, body: body, target: target, limit: limit, watchdog: watchdog, promise: promise)
         }
         return try await promise.futureResult.get()

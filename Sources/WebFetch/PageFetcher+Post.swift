@@ -38,7 +38,7 @@ extension PageFetcher {
     ///   certificate failed, a deadline passed, the response was malformed or too large.
     package func post(_ url: URL, body: [UInt8], headers: [(String, String)]) async throws(FetchError) -> PostResponse {
         let limits = configuration.limits
-        let target = try PageTarget(url, allowingHTTP: configuration.allowingUnverifiedSources)
+        let target = try postConnections.target(url, allowingHTTP: configuration.allowingUnverifiedSources)
         let deadlines = Deadlines(
             firstByte: NIODeadline.now() + TimeAmount(limits.timeToFirstByte),
             total: NIODeadline.now() + TimeAmount(limits.total), limits: limits)
@@ -96,12 +96,11 @@ extension PageFetcher {
         target: PageTarget, deadlines: Deadlines
     ) async throws(FetchError) -> PostResponse? {
         let watchdog = Watchdog()
-        let timers = Self.armDeadlines(deadlines, on: connection.channel, watchdog: watchdog)
-        defer { timers.cancel() }
         let answer: PostExchangeHandler.Answer
         do {
             answer = try await connection.exchange(
-                request, body: body, target: target, limit: configuration.limits.maximumBodyBytes, watchdog: watchdog)
+                request, body: body, target: target, limit: configuration.limits.maximumBodyBytes,
+                deadlines: deadlines, watchdog: watchdog)
         } catch {
             connection.close()
             let failure = error as? ExchangeFailure
@@ -122,7 +121,6 @@ extension PageFetcher {
             connection.close()
             throw deadlines.totalTimeout(for: target)
         }
-        timers.cancel()
         let status = Int(answer.head.status.code)
         // Kept only after a complete answer that allows it; a redirect is not followed, and its connection is not
         // the one deliveries should go on using.
