@@ -37,6 +37,10 @@ package struct MarkupExtractor: Sendable {
         /// Element visits spent crawling Microdata items and gathering their text
         /// (`markup.microdata-too-complex`); a well-formed page needs about one per element.
         package var maxMicrodataSteps = 10_000_000
+        /// Reads a document with no Microdata, nothing quoted and nothing unusual without libxml2, finding its
+        /// JSON-LD scripts with a byte scan (`JSONLDScriptScanner`); the result is the same either way. Off
+        /// only to compare the two readings.
+        package var scansJSONLDOnlyDocuments = true
 
         package init() {}
     }
@@ -69,6 +73,18 @@ package struct MarkupExtractor: Sendable {
             return MarkupGraph(nodes: [], diagnostics: state.finishedDiagnostics())
         }
         var input = HTMLInput.utf8(html, declaredEncoding: encoding, state: &state)
+        if configuration.scansJSONLDOnlyDocuments,
+            let scripts = input.withUnsafeBufferPointer({ JSONLDScriptScanner.scripts(in: $0, configuration: configuration) })
+        {
+            // The same blocks, paths and reader as below, without the parse.
+            var nodes: [SchemaNode] = []
+            for (number, script) in scripts.enumerated() where !state.isFull {
+                let start = input.startIndex
+                let text = Array(input[start + script.lowerBound..<start + script.upperBound])
+                nodes += JSONLDReader.read(text, path: "script[\(number + 1)]", state: &state)
+            }
+            return MarkupGraph(nodes: nodes, diagnostics: state.finishedDiagnostics())
+        }
         let tooComplex = input.withUnsafeBufferPointer {
             StartTagScanner.firstTagExceeding(configuration.maxAttributesPerElement, in: $0)
         }
@@ -112,6 +128,15 @@ package struct MarkupExtractor: Sendable {
             nodes += MicrodataReader.read(document, state: &state)
         }
         return MarkupGraph(nodes: nodes, diagnostics: state.finishedDiagnostics())
+    }
+
+    /// Whether `extract(html:encoding:)` reads this document without libxml2 (see
+    /// `Configuration.scansJSONLDOnlyDocuments`), for tests and benchmarks.
+    package func scansWithoutParsing(html: [UInt8], encoding: String? = nil) -> Bool {
+        guard configuration.scansJSONLDOnlyDocuments, html.count <= configuration.maxDocumentBytes else { return false }
+        var state = ExtractionState(configuration: configuration)
+        let input = HTMLInput.utf8(html, declaredEncoding: encoding, state: &state)
+        return input.withUnsafeBufferPointer { JSONLDScriptScanner.scripts(in: $0, configuration: configuration) } != nil
     }
 
     static func quotedMessage(_ what: String) -> String {
