@@ -259,13 +259,15 @@ enum JSONLDScriptScanner {
         mutating func isQuoteMarkerFree(
             element: Int, _ elementLength: Int, attribute: Int, _ attributeLength: Int, value: Range<Int>
         ) -> Bool {
-            let first = bytes[attribute] | 0x20
-            guard first == UInt8(ascii: "i") || first == UInt8(ascii: "c") || first == UInt8(ascii: "s")
-                || first == UInt8(ascii: "t") || first == UInt8(ascii: "d")
-            else { return true }
-            let name = lowered(attribute, attributeLength)
-            guard name == "id" || name == "class" || name == "style" || name == "type" || name == "data-marker" else {
-                return true
+            // The attributes `QuoteMarker` reads, as libxml2 hands them over: lowercase and NUL-terminated.
+            let name: StaticString
+            switch attributeLength {
+            case 2 where equalsLower(attribute, attributeLength, "id"): name = "id"
+            case 4 where equalsLower(attribute, attributeLength, "type"): name = "type"
+            case 5 where equalsLower(attribute, attributeLength, "class"): name = "class"
+            case 5 where equalsLower(attribute, attributeLength, "style"): name = "style"
+            case 11 where equalsLower(attribute, attributeLength, "data-marker"): name = "data-marker"
+            default: return true
             }
             guard !contains(UInt8(ascii: "&"), in: value) else { return false }
             scratch.removeAll(keepingCapacity: true)
@@ -274,19 +276,15 @@ enum JSONLDScriptScanner {
             nameScratch.removeAll(keepingCapacity: true)
             for offset in 0..<elementLength { nameScratch.append(lower(bytes[element + offset])) }
             nameScratch.append(0)
-            var attributeName = Array(name.utf8)
-            attributeName.append(0)
             let marker = scratch.withUnsafeBufferPointer { value in
-                nameScratch.withUnsafeBufferPointer { element in
-                    attributeName.withUnsafeBufferPointer { attribute -> QuoteMarker in
-                        let value = value.baseAddress!
-                        let element = element.baseAddress!
-                        switch name {
-                        case "id": return value[0] != 0 ? QuoteMarker.forID(value) : .none
-                        case "type":
-                            return QuoteMarker.host(element) == .blockquote ? QuoteMarker.forBlockquoteType(value) : .none
-                        default: return QuoteMarker.forAttribute(attribute.baseAddress!, value, of: element)
-                        }
+                nameScratch.withUnsafeBufferPointer { element -> QuoteMarker in
+                    let value = value.baseAddress!
+                    let element = element.baseAddress!
+                    switch attributeLength {
+                    case 2: return value[0] != 0 ? QuoteMarker.forID(value) : .none
+                    case 4:
+                        return QuoteMarker.host(element) == .blockquote ? QuoteMarker.forBlockquoteType(value) : .none
+                    default: return QuoteMarker.forAttribute(name.utf8Start, value, of: element)
                     }
                 }
             }
@@ -336,10 +334,6 @@ enum JSONLDScriptScanner {
             var index = start
             while index < count, isNameByte(bytes[index]) { index += 1 }
             return index
-        }
-
-        func lowered(_ start: Int, _ length: Int) -> String {
-            String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<start + length]).lazy.map(lower), as: UTF8.self)
         }
 
         func sameName(_ first: Int, _ firstLength: Int, _ second: Int, _ secondLength: Int) -> Bool {
