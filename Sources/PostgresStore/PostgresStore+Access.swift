@@ -2,7 +2,7 @@ internal import Foundation
 internal import Logging
 internal import NIOCore
 internal import PostgresNIO
-internal import Store
+package import Store
 import Synchronization
 
 extension PostgresStore {
@@ -54,24 +54,80 @@ extension PostgresStore {
         try await connection.query(query, logger: logger).collect()
     }
 
-    /// Takes the transaction-level advisory locks of `keys` (owner and source domain of reservations), each once, in
-    /// ascending order, so that two transactions never wait on each other in a cycle.
+    /// A transaction-level advisory lock to take: its key, and whether it is shared.
+    struct AdvisoryLock: Hashable, Sendable {
+        var key: Int64
+        var shared: Bool
+    }
+
+    /// Takes the transaction-level advisory locks of `keys` (owner and source domain of reservations), exclusive:
+    /// what an owner's decisions, erasure and retention take, which waits for every ingestion of theirs from those
+    /// domains (each holds the lock shared, see ``ingestionLocks(_:)``) and keeps new ones out until it commits.
     static func lockReservations(_ keys: [(OwnerAddress, String)], on connection: PostgresConnection, logger: Logger)
         async throws
     {
-        let locks = Set(keys.map { lockKey(owner: $0.0, sourceDomain: $0.1) }).sorted()
-        for lock in locks {
-            try await connection.query("SELECT pg_advisory_xact_lock(\(lock))", logger: logger)
+        try await lock(
+            keys.map { AdvisoryLock(key: lockKey(owner: $0.0, sourceDomain: $0.1), shared: false) }, on: connection,
+            logger: logger)
+    }
+
+    /// The locks an ingestion of `reservations` takes: each (owner, source domain) shared, and exclusive each item
+    /// reference and booking number it reads and writes (``LifecycleReads``: the record at the item's key and the
+    /// records of its booking). Ingestions of different bookings of one owner therefore run side by side, two of
+    /// one booking or one item wait for each other, and an owner's decision waits for both. (An item moved to another
+    /// booking can still be written by a writer of its old booking: the overwrite's version check turns that race
+    /// into `store.conflict`, never a lost update.)
+    static func ingestionLocks(_ reservations: [IncomingReservation]) -> [AdvisoryLock] {
+        reservations.flatMap { item -> [AdvisoryLock] in
+            let reads = ReservationLifecycle.reads(for: item)
+            return [
+                AdvisoryLock(key: lockKey(owner: reads.owner, sourceDomain: reads.sourceDomain), shared: true),
+                AdvisoryLock(
+                    key: lockKey(owner: reads.owner, sourceDomain: reads.sourceDomain, reference: reads.itemReference),
+                    shared: false),
+                AdvisoryLock(
+                    key: lockKey(owner: reads.owner, sourceDomain: reads.sourceDomain, reference: reads.containerReference),
+                    shared: false),
+            ]
         }
+    }
+
+    /// Takes `locks`, each key once (exclusive when any asks for it so), in ascending order of key, so that two
+    /// transactions never wait on each other in a cycle: one statement, which takes them in the order of the arrays
+    /// it unnests.
+    static func lock(_ locks: [AdvisoryLock], on connection: PostgresConnection, logger: Logger) async throws {
+        var byKey: [Int64: Bool] = [:]
+        for lock in locks { byKey[lock.key] = (byKey[lock.key] ?? true) && lock.shared }
+        let keys = byKey.keys.sorted()
+        guard !keys.isEmpty else { return }
+        let shared = keys.map { byKey[$0] ?? false }
+        try await connection.query(
+            """
+            SELECT CASE WHEN lock.shared THEN pg_advisory_xact_lock_shared(lock.key) ELSE pg_advisory_xact_lock(lock.key) END
+            FROM unnest(\(keys)::bigint[], \(shared)::boolean[]) WITH ORDINALITY AS lock(key, shared, n) ORDER BY n
+            """, logger: logger)
     }
 
     /// The advisory lock of an (owner, source domain): FNV-1a over both, the same on every node. Two pairs that hash
     /// alike only wait for each other.
-    static func lockKey(owner: OwnerAddress, sourceDomain: String) -> Int64 {
+    package static func lockKey(owner: OwnerAddress, sourceDomain: String) -> Int64 {
+        fnv1a([Array(owner.address.utf8), Array(sourceDomain.utf8)])
+    }
+
+    /// The advisory lock of an item reference or booking number of an (owner, source domain) (one key for both: an
+    /// item named by its booking number is one thing).
+    package static func lockKey(owner: OwnerAddress, sourceDomain: String, reference: String) -> Int64 {
+        fnv1a([Array(owner.address.utf8), Array(sourceDomain.utf8), Array("reference".utf8), Array(reference.utf8)])
+    }
+
+    /// FNV-1a over `parts`, each followed by a zero byte except the last.
+    private static func fnv1a(_ parts: [[UInt8]]) -> Int64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in Array(owner.address.utf8) + [0] + Array(sourceDomain.utf8) {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01b3
+        for (index, part) in parts.enumerated() {
+            for byte in index == 0 ? part : [0] + part {
+                hash ^= UInt64(byte)
+                hash = hash &* 0x0000_0100_0000_01b3
+            }
         }
         return Int64(bitPattern: hash)
     }

@@ -74,12 +74,12 @@ extension PostgresStore {
     }
 
     /// Writes `requests` in one transaction, each in a savepoint of its own: a request that fails rolls back its own
-    /// rows only. The advisory locks of every reservation in the batch are taken first, sorted.
+    /// rows only. The advisory locks of every reservation in the batch (``ingestionLocks(_:)``) are taken first.
     func writeIngestions(_ requests: [IngestionRequest]) async throws -> [Result<DecisionLogEntry, any Error>] {
         let logger = self.logger
         let results = try await writeBatch(
             requests, operation: "ingest",
-            locks: requests.flatMap { $0.reservations.map { ($0.owner, $0.sourceDomain) } },
+            locks: Self.ingestionLocks(requests.flatMap(\.reservations)),
             write: { request, connection in
                 // First: a message another node decided meanwhile writes nothing (SpoolLease: exactly once). The row
                 // lock makes a second node's delete wait for the first one's commit, then find the row gone.
@@ -109,27 +109,58 @@ extension PostgresStore {
         return results.map { $0.map(\.entry) }
     }
 
-    /// The group commit's transaction: `write` for each request in its own savepoint, then `finish` with their
-    /// results, before the commit.
+    /// The group commit's transaction: `write` for each request, then `finish` with their results, before the commit.
+    ///
+    /// A request that fails must roll back its own rows only, which takes a savepoint around each request: two more
+    /// round trips per request, and a subtransaction each (PostgreSQL tracks at most 64 per transaction in its
+    /// snapshots). Requests almost never fail, so the batch is first written without savepoints; when one fails, that
+    /// transaction is rolled back whole and the batch is written again with a savepoint per request, giving each the
+    /// result it would have had alone.
     func writeBatch<Request: Sendable, Output: Sendable>(
-        _ requests: [Request], operation: String, locks: [(OwnerAddress, String)],
+        _ requests: [Request], operation: String, locks: [AdvisoryLock],
         write: @escaping @Sendable (Request, PostgresConnection) async throws -> Output,
         finish: @escaping @Sendable ([Result<Output, any Error>], PostgresConnection) async throws -> Void = { _, _ in }
     ) async throws -> [Result<Output, any Error>] {
+        do {
+            return try await writeBatch(
+                requests, operation: operation, locks: locks, savepoints: false, write: write, finish: finish)
+        } catch is RequestFailed {
+            return try await writeBatch(
+                requests, operation: operation, locks: locks, savepoints: true, write: write, finish: finish)
+        }
+    }
+
+    /// A request of a batch written without savepoints failed: the batch is written again with them. (A
+    /// ``TransactionRefusal``: the transaction is rolled back and this passes through unchanged.)
+    private struct RequestFailed: TransactionRefusal {}
+
+    private func writeBatch<Request: Sendable, Output: Sendable>(
+        _ requests: [Request], operation: String, locks: [AdvisoryLock], savepoints: Bool,
+        write: @escaping @Sendable (Request, PostgresConnection) async throws -> Output,
+        finish: @escaping @Sendable ([Result<Output, any Error>], PostgresConnection) async throws -> Void
+    ) async throws -> [Result<Output, any Error>] {
         let logger = self.logger
         let settings = self.settings
-        let lockKeys = locks.map { ($0.0, $0.1) }
         return try await transaction(operation) { connection in
-            try await Self.lockReservations(lockKeys, on: connection, logger: logger)
+            try await Self.lock(locks, on: connection, logger: logger)
             var results: [Result<Output, any Error>] = []
             for request in requests {
+                guard savepoints else {
+                    do {
+                        results.append(.success(try await write(request, connection)))
+                    } catch {
+                        // A deadlock or a serialization failure aborts the transaction: run the whole batch again.
+                        if Self.isRetryable(error) { throw error }
+                        throw RequestFailed()
+                    }
+                    continue
+                }
                 try await connection.query("SAVEPOINT request", logger: logger)
                 do {
                     let output = try await write(request, connection)
                     try await connection.query("RELEASE SAVEPOINT request", logger: logger)
                     results.append(.success(output))
                 } catch {
-                    // A deadlock or a serialization failure aborts the transaction: run the whole batch again.
                     if Self.isRetryable(error) { throw error }
                     try await connection.query("ROLLBACK TO SAVEPOINT request", logger: logger)
                     results.append(.failure(Self.storeError(error, operation: operation, settings: settings)))

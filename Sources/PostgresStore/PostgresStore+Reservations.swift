@@ -9,7 +9,7 @@ extension PostgresStore {
         let now = self.now()
         let logger = self.logger
         let plans = try await transaction("apply") { connection in
-            try await Self.lockReservations(reservations.map { ($0.owner, $0.sourceDomain) }, on: connection, logger: logger)
+            try await Self.lock(Self.ingestionLocks(reservations), on: connection, logger: logger)
             var plans: [LifecyclePlan] = []
             for item in reservations {
                 plans.append(try await Self.apply(item, now: now, channel: nil, on: connection, logger: logger))
@@ -93,7 +93,7 @@ extension PostgresStore {
 
     // MARK: - The lifecycle's plan, inside a write transaction
 
-    /// Applies one reservation; the caller holds the transaction and the advisory lock of its owner and domain, and
+    /// Applies one reservation; the caller holds the transaction and its ``ingestionLocks(_:)``, and
     /// calls ``sequenceChanges(on:logger:)`` before it commits when the plan recorded changes.
     /// - Returns: The plan executed.
     static func apply(
@@ -116,8 +116,120 @@ extension PostgresStore {
         let owner = try await ownerContext(for: reads, on: connection, logger: logger)
         let plan = ReservationLifecycle.plan(
             for: item, state: reads.state(from: records, owner: owner), now: now, channel: channel)
-        for write in plan.writes { try await execute(write, on: connection, logger: logger) }
+        try await execute(plan.writes, on: connection, logger: logger)
         return plan
+    }
+
+    /// Executes a plan's writes in order. A record's write and the change event that copies it, where they follow each
+    /// other (a new record and its event; an archived and overwritten record and its event), are one statement: one
+    /// round trip, not two or three, the event copying the row the write returned.
+    static func execute(_ writes: [LifecycleWrite], on connection: PostgresConnection, logger: Logger) async throws {
+        var index = writes.startIndex
+        while index < writes.endIndex {
+            let following = writes[(index + 1)...].prefix(2)
+            switch (writes[index], following.first) {
+            case (.create(let key, let content, let at, let cancelledAt, let consent), .recordChange(let changed, let kind, let changeAt, let channel)?)
+            where changed == key:
+                try await createRecordingChange(
+                    key: key, content: content, at: at, cancelledAt: cancelledAt, consent: consent,
+                    change: (kind, changeAt, channel), on: connection, logger: logger)
+                index += 2
+            case (.archive(let archived), .overwrite(let recordID, let version, let content, let at, let cancelledAt)?)
+            where archived == recordID:
+                var change: (key: ReservationKey, kind: ChangeKind, at: Date, channel: IngestionChannel?)? = nil
+                if following.count == 2, case .recordChange(let key, let kind, let changeAt, let channel) = following.last {
+                    change = (key, kind, changeAt, channel)
+                }
+                try await overwriteRecordingChange(
+                    recordID: recordID, version: version, content: content, at: at, cancelledAt: cancelledAt,
+                    change: change, on: connection, logger: logger)
+                index += change == nil ? 2 : 3
+            default:
+                try await execute(writes[index], on: connection, logger: logger)
+                index += 1
+            }
+        }
+    }
+
+    /// ``LifecycleWrite/create(key:content:at:cancelledAt:consent:)`` and the
+    /// ``LifecycleWrite/recordChange(key:kind:at:channel:)`` of the same key, in one statement.
+    private static func createRecordingChange(
+        key: ReservationKey, content: ReservationContent, at: Date, cancelledAt: Date?, consent: Consent,
+        change: (kind: ChangeKind, at: Date, channel: IngestionChannel?), on connection: PostgresConnection,
+        logger: Logger
+    ) async throws {
+        let time = StoreTime.milliseconds(at)
+        let inserted = try await rows(
+            """
+            WITH written AS (
+                INSERT INTO reservation (owner, source_domain, item_reference, \(unescaped: StoreSQLNames.contentColumns),
+                    version, created_at, updated_at, cancelled_at, consent, consent_reason, consent_changed_at)
+                VALUES (\(key.owner.address), \(key.sourceDomain), \(key.itemReference), \(content.containerReference),
+                    \(content.status.rawValue), \(content.isMinimalCancellation), \(content.senderTime?.milliseconds),
+                    \(content.senderTime?.source.rawValue), \(content.kind), \(content.payload), \(content.flags),
+                    \(content.source), \(try content.provenance.storedJSON()), \(content.endsAt.map(StoreTime.milliseconds)),
+                    1, \(time), \(time), \(cancelledAt.map(StoreTime.milliseconds)), \(consent.state.rawValue),
+                    \(consent.reason.rawValue), \(StoreTime.milliseconds(consent.changedAt)))
+                RETURNING \(unescaped: StoreSQLNames.changeCopiedColumns)
+            )
+            INSERT INTO change_event (change, recorded_at, channel, \(unescaped: StoreSQLNames.changeRecordColumns))
+            SELECT \(change.kind.rawValue), \(StoreTime.milliseconds(change.at)), \(change.channel?.rawValue),
+                \(unescaped: StoreSQLNames.changeCopiedColumns)
+            FROM written
+            RETURNING id
+            """, on: connection, logger: logger)
+        guard inserted.count == 1 else {
+            throw StoreError(code: .conflict, reason: "the new record at \(key.itemReference) was not written")
+        }
+    }
+
+    /// ``LifecycleWrite/archive(recordID:)``, the ``LifecycleWrite/overwrite(recordID:version:content:at:cancelledAt:)``
+    /// of the same record, and the ``LifecycleWrite/recordChange(key:kind:at:channel:)`` after them if any, in one
+    /// statement. Its parts see one snapshot: the archive copies the version before the overwrite, and the event
+    /// copies the overwritten row (and only when it is the record at the change's key, as a separate statement would
+    /// find it).
+    private static func overwriteRecordingChange(
+        recordID: Int64, version: Int, content: ReservationContent, at: Date, cancelledAt: Date?,
+        change: (key: ReservationKey, kind: ChangeKind, at: Date, channel: IngestionChannel?)?,
+        on connection: PostgresConnection, logger: Logger
+    ) async throws {
+        let counts = try await rows(
+            """
+            WITH archived AS (
+                INSERT INTO reservation_history (reservation_id, version, \(unescaped: StoreSQLNames.contentColumns),
+                    recorded_at, cancelled_at)
+                SELECT id, version, \(unescaped: StoreSQLNames.contentColumns), updated_at, cancelled_at
+                FROM reservation WHERE id = \(recordID)
+            ), written AS (
+                UPDATE reservation SET container_reference = \(content.containerReference),
+                    status = \(content.status.rawValue), is_minimal_cancellation = \(content.isMinimalCancellation),
+                    sender_time = \(content.senderTime?.milliseconds),
+                    sender_time_source = \(content.senderTime?.source.rawValue), kind = \(content.kind),
+                    payload = \(content.payload), flags = \(content.flags), source = \(content.source),
+                    provenance = \(try content.provenance.storedJSON()),
+                    ends_at = \(content.endsAt.map(StoreTime.milliseconds)), version = \(Int64(version)),
+                    updated_at = \(StoreTime.milliseconds(at)), cancelled_at = \(cancelledAt.map(StoreTime.milliseconds))
+                WHERE id = \(recordID) AND version = \(Int64(version - 1))
+                RETURNING \(unescaped: StoreSQLNames.changeCopiedColumns)
+            ), recorded AS (
+                INSERT INTO change_event (change, recorded_at, channel, \(unescaped: StoreSQLNames.changeRecordColumns))
+                SELECT \(change?.kind.rawValue), \(change.map { StoreTime.milliseconds($0.at) }), \(change?.channel?.rawValue),
+                    \(unescaped: StoreSQLNames.changeCopiedColumns)
+                FROM written
+                WHERE owner = \(change?.key.owner.address) AND source_domain = \(change?.key.sourceDomain)
+                    AND item_reference = \(change?.key.itemReference)
+                RETURNING id
+            )
+            SELECT (SELECT count(*) FROM written), (SELECT count(*) FROM recorded)
+            """, on: connection, logger: logger)
+        let cells = Cells(try counts.first ?? { throw StoreError(code: .conflict, reason: "no counts") }())
+        guard try cells(0, as: Int64.self) == 1 else {
+            throw StoreError(
+                code: .conflict, reason: "reservation \(recordID) was not at version \(version - 1) when overwritten")
+        }
+        guard try cells(1, as: Int64.self) == (change == nil ? 0 : 1) else {
+            throw StoreError(code: .conflict, reason: "the record of a change to record is gone")
+        }
     }
 
     /// Numbers the events this transaction recorded (inserted without a position) from the change counter: the last

@@ -314,6 +314,17 @@ extension PostgresStore {
                 FOR EACH STATEMENT EXECUTE FUNCTION gateway_note_change('tokens');
             """
         ),
+        // The booking index led with (owner, source_domain), the prefix of the unique key: the planner took it for a
+        // lookup of one item by its key (while its statistics said the table was small, as in a new store) and
+        // filtered every record of the owner from the domain, so each write slowed as the owner's records grew.
+        // Leading with the booking number leaves the unique key the only index for an item's lookup.
+        (
+            "v6-lookup",
+            """
+            DROP INDEX reservation_by_container;
+            CREATE INDEX reservation_by_container ON reservation (container_reference, owner, source_domain);
+            """
+        ),
     ]
 
     /// The session advisory lock migrations run under ("GWRS", 1): the two-key form, apart from the reservations'

@@ -11,12 +11,15 @@ import Synchronization
 ///
 /// - The same rules as every backend: each write is a transaction that reads what ``ReservationLifecycle`` needs,
 ///   plans, and executes the plan.
-/// - Concurrent writers of one reservation (several processes, several nodes) are serialized by a transaction-level
-///   advisory lock on the reservation's (owner, source domain): taken at the start of the transaction, before the
-///   reads, released by the commit. It covers both what a plan reads, the record at the key and the records of its
-///   container (a row lock could not lock a record that does not exist yet, and SERIALIZABLE would turn every
-///   concurrent write of one owner's booking into a retry). A transaction takes all its locks at once, sorted, so two
-///   batches never wait on each other in a cycle; a deadlock or serialization failure reported anyway is retried.
+/// - Concurrent writers of one reservation (several processes, several nodes) are serialized by transaction-level
+///   advisory locks on what the plan reads: its item reference and its booking number (exclusive), under its
+///   (owner, source domain) held shared (``ingestionLocks(_:)``); an owner's decisions, erasure and retention take that
+///   one exclusive. They are taken at the start of the transaction, before the reads, and released by the commit.
+///   They cover both what a plan reads, the record at the key and the records of its container (a row lock could not
+///   lock a record that does not exist yet, and SERIALIZABLE would turn every concurrent write of one owner's booking
+///   into a retry), and let writers of different bookings of one owner run side by side. A transaction takes all its
+///   locks at once, sorted, so two batches never wait on each other in a cycle; a deadlock or serialization failure
+///   reported anyway is retried.
 /// - Migrations are versioned (``StoreSchema``) and run under a session advisory lock, so two nodes starting together
 ///   migrate once.
 /// - Times are bigint milliseconds since 1970, like SQLite's, so a copy between backends is exact.
@@ -29,6 +32,9 @@ package final class PostgresStore: ManagedStore {
         package var maximumConnections = 8
         /// How long one store call may take, waiting for a connection included, before `store.unavailable`.
         package var operationTimeout: Duration = .seconds(30)
+        /// Group-commit transactions of ingestions (and, apart, of spooled messages) under way at once, each on a
+        /// connection of its own (see ``GroupCommit``).
+        package var writeLanes = 3
         /// Run the missing migrations when opening (`gateway store status` and `migrate` open without).
         package var migrateOnOpen = true
         package var limits = StoreLimits()
@@ -45,8 +51,8 @@ package final class PostgresStore: ManagedStore {
     let closed = Atomic<Bool>(false)
     /// Share transactions between concurrent `ingest` calls, and between concurrent `spool` calls (each commit waits
     /// for PostgreSQL's WAL flush).
-    let groupCommit = GroupCommit<IngestionRequest, DecisionLogEntry>()
-    let spoolCommit = GroupCommit<SpoolRequest, SpooledMessage>()
+    let groupCommit: GroupCommit<IngestionRequest, DecisionLogEntry>
+    let spoolCommit: GroupCommit<SpoolRequest, SpooledMessage>
     /// Wakes this node's change feed readers after commits that recorded changes (other nodes poll).
     package let changeSignal = ChangeSignal()
 
@@ -59,6 +65,8 @@ package final class PostgresStore: ManagedStore {
         self.now = now
         self.logger = logger
         self.client = client
+        groupCommit = GroupCommit(lanes: configuration.writeLanes)
+        spoolCommit = GroupCommit(lanes: configuration.writeLanes)
     }
 
     /// Connects to the database `settings` name, checks that it is a gateway store this build can use, runs the

@@ -340,6 +340,10 @@ extension SQLiteStore {
                 }
             }
         }
+        // PostgreSQL's v6-lookup re-made its booking index; SQLite's already leads with (owner, container_reference),
+        // apart from the unique key's (owner, source_domain, ...), and SQLite's planner takes the unique key for an
+        // item's lookup: nothing to change here, the version is kept in step with the other backend.
+        migrator.registerMigration("v6-lookup") { _ in }
         precondition(migrator.migrations == StoreSchema.versions, "SQLite's migrations must be StoreSchema.versions")
         return migrator
     }

@@ -9,11 +9,21 @@ import Synchronization
 /// rows is on disk) at the cost of one commit per batch. A request that fails rolls back its own savepoint only: the
 /// others in its batch are unaffected, as they would be in transactions of their own.
 ///
-/// No task is started: the first caller to find no transaction under way leads. It writes its own request with
-/// those waiting (up to ``maximumBatch``), hands each waiter its result, passes the lead to the next waiter (who
-/// writes what queued meanwhile), and returns. Backends keep one per kind of work (ingestions, spooled messages).
+/// No task is started: the first caller to find a lane free leads. It writes its own request with those waiting (up
+/// to ``maximumBatch``), hands each waiter its result, passes the lead to the next waiter (who writes what queued
+/// meanwhile), and returns. Backends keep one per kind of work (ingestions, spooled messages).
+///
+/// Lanes: SQLite has one writer, so one transaction at a time (one lane). PostgreSQL runs transactions side by side
+/// (writers of one reservation wait for each other on its advisory lock), and a transaction there spends most of its
+/// time in round trips to the server, not in the commit: several lanes keep several batches in flight on as many
+/// connections.
 package final class GroupCommit<Request: Sendable, Output: Sendable>: Sendable {
-    package init() {}
+    /// Transactions under way at once at most.
+    package let lanes: Int
+
+    package init(lanes: Int = 1) {
+        self.lanes = max(1, lanes)
+    }
 
     /// What a waiting caller is woken with.
     private enum Turn: Sendable {
@@ -29,7 +39,8 @@ package final class GroupCommit<Request: Sendable, Output: Sendable>: Sendable {
 
     private struct State: ~Copyable {
         var waiting: [Waiter] = []
-        var leading = false
+        /// Batches being written (at most ``lanes``).
+        var leading = 0
     }
 
     /// Ingestions per transaction at most: bounds how long one commit holds the write lock.
@@ -44,9 +55,10 @@ package final class GroupCommit<Request: Sendable, Output: Sendable>: Sendable {
         _ request: Request, write: ([Request]) async throws -> [Result<Output, any Error>]
     ) async throws -> Output {
         let turn = await withCheckedContinuation { (continuation: CheckedContinuation<Turn, Never>) in
+            let lanes = self.lanes
             let leads = state.withLock { state -> Bool in
-                guard state.leading else {
-                    state.leading = true
+                guard state.leading == lanes else {
+                    state.leading += 1
                     return true
                 }
                 state.waiting.append(Waiter(request: request, continuation: continuation))
@@ -72,7 +84,7 @@ package final class GroupCommit<Request: Sendable, Output: Sendable>: Sendable {
         }
         let next = state.withLock { state -> Waiter? in
             guard !state.waiting.isEmpty else {
-                state.leading = false
+                state.leading -= 1
                 return nil
             }
             return state.waiting.removeFirst()

@@ -47,6 +47,30 @@ struct GroupCommitTests {
         #expect(batches.allSatisfy { $0.count <= GroupCommit<Int, Int>.maximumBatch })
     }
 
+    @Test(arguments: [1, 3]) func lanesBoundTheTransactionsUnderWay(lanes: Int) async throws {
+        let commit = GroupCommit<Int, Int>(lanes: lanes)
+        let writing = Mutex((now: 0, most: 0))
+        let write: @Sendable ([Int]) async throws -> [Result<Int, any Error>] = { requests in
+            writing.withLock { $0.now += 1; $0.most = max($0.most, $0.now) }
+            try await Task.sleep(for: .milliseconds(10))
+            writing.withLock { $0.now -= 1 }
+            return requests.map { .success($0) }
+        }
+        try await withThrowingTaskGroup(of: (Int, Int).self) { group in
+            for index in 0..<200 {
+                group.addTask { (index, try await commit.run(index, write: write)) }
+            }
+            for try await (index, result) in group { #expect(result == index) }
+        }
+        let most = writing.withLock { $0.most }
+        #expect(most <= lanes)
+        // 200 callers at once keep every lane busy.
+        #expect(most == lanes)
+        #expect(writing.withLock { $0.now } == 0)
+        // Every lane ended: the next caller leads at once.
+        #expect(try await commit.run(7, write: write) == 7)
+    }
+
     @Test func aFailedRequestFailsAlone() async throws {
         let commit = GroupCommit<Int, Int>()
         let writer = Writer(failing: [7, 21])
@@ -98,6 +122,40 @@ struct GroupCommitTests {
             #expect(Set(ids.compactMap { $0 }).count == 80)
             #expect(try await store.list(owner: Sample.owner).count == 80)
             #expect(try await store.entries(domain: Sample.domain, since: nil, afterID: nil, limit: 100).count == 80)
+        }
+    }
+
+    /// Batches are written without a savepoint per request first (PostgreSQL): a request that fails there must still
+    /// fail alone, its rows and change events gone, the others' kept, each answered as if written on its own.
+    @Test(arguments: StoreBackend.all) func aFailingIngestionInABatchFailsAlone(backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
+            let outcomes = try await withThrowingTaskGroup(of: (Int, StoreError.Code?).self) { group in
+                for index in 0..<60 {
+                    group.addTask {
+                        // Every seventh removes a spooled message that is not there: store.spool-entry-gone.
+                        let code = await storeErrorCode {
+                            _ = try await store.ingest(
+                                [Sample.flight(item: "B9C8-\(index)")],
+                                decision: DecisionLogTests.entry(hours: Double(index), domain: Sample.domain),
+                                removingSpooledMessage: index % 7 == 3 ? 900_000 + Int64(index) : nil)
+                        }
+                        return (index, code)
+                    }
+                }
+                var outcomes: [Int: StoreError.Code?] = [:]
+                for try await (index, code) in group { outcomes[index] = code }
+                return outcomes
+            }
+            let failed = Set((0..<60).filter { $0 % 7 == 3 })
+            for (index, code) in outcomes {
+                #expect(code == (failed.contains(index) ? .spoolEntryGone : nil), "ingestion \(index)")
+            }
+            let stored = Set(try await store.list(owner: Sample.owner).map(\.key.itemReference))
+            #expect(stored == Set((0..<60).filter { !failed.contains($0) }.map { "B9C8-\($0)" }))
+            let changes = try await store.changes(after: 0, scope: .all, limit: 1000)
+            #expect(Set(changes.map(\.reservation.key.itemReference)) == stored)
+            #expect(changes.map(\.position) == Array(1...Int64(stored.count)))
+            #expect(try await store.entries(domain: Sample.domain, since: nil, afterID: nil, limit: 100).count == stored.count)
         }
     }
 

@@ -202,4 +202,71 @@ struct PostgresStoreTests {
         }
         try? await server.dropDatabase(name)
     }
+    /// Ingestions lock what they read (an item reference, a booking number) under their owner and domain held shared:
+    /// another booking of the same owner goes through while one is locked, the locked one waits, and an owner's
+    /// decision (the owner and domain taken exclusive) holds every ingestion of theirs back.
+    @Test func ingestionsOfOtherBookingsOfAnOwnerDoNotWaitForEachOther() async throws {
+        let (server, name, settings) = try await StoreBackend.postgresDatabase()
+        let store = try await PostgresStore.open(settings)
+        try await running([store]) { _ in
+            func sessions(_ condition: String) async throws -> Int {
+                Int(
+                    try await server.psql(
+                        "SELECT count(*) FROM pg_stat_activity WHERE datname = '\(name)' AND pid <> pg_backend_pid() AND \(condition)",
+                        database: name
+                    ).trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+            }
+            func waitFor(_ condition: String) async throws {
+                let deadline = ContinuousClock.now + .seconds(30)
+                while try await sessions(condition) == 0 {
+                    guard ContinuousClock.now < deadline else { throw FixtureError("no session came to \(condition)") }
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+            }
+            /// Another session holds `lock` until cancelled (at most 60 s).
+            func hold(_ lock: Int64) async throws -> Task<Void, Never> {
+                let holder = Task {
+                    _ = try? await server.psql(
+                        "BEGIN; SELECT pg_advisory_xact_lock(\(lock)); SELECT pg_sleep(60); COMMIT;", database: name)
+                }
+                try await waitFor("query LIKE '%pg_sleep(60)%' AND state = 'active'")
+                return holder
+            }
+            func release(_ holder: Task<Void, Never>) async throws {
+                _ = try await server.psql(
+                    "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE datname = '\(name)' AND query LIKE '%pg_sleep(60)%' AND pid <> pg_backend_pid()",
+                    database: name)
+                await holder.value
+            }
+            func ingest(_ booking: String) -> Task<Void, any Error> {
+                Task {
+                    _ = try await store.ingest(
+                        [Sample.flight(item: "\(booking)-UA1", container: booking)],
+                        decision: DecisionLogTests.entry(hours: 1, domain: Sample.domain))
+                }
+            }
+
+            // Booking A's number held: an ingestion of booking B of the same owner and domain commits meanwhile.
+            let bookingA = try await hold(
+                PostgresStore.lockKey(owner: Sample.owner, sourceDomain: Sample.domain, reference: "BOOKA"))
+            let first = ingest("BOOKA")
+            try await waitFor("wait_event_type = 'Lock' AND wait_event = 'advisory'")
+            try await ingest("BOOKB").value
+            #expect(try await sessions("query LIKE '%pg_sleep(60)%' AND state = 'active'") == 1)
+            #expect(try await store.list(owner: Sample.owner).map(\.key.itemReference) == ["BOOKB-UA1"])
+            try await release(bookingA)
+            try await first.value
+            #expect(Set(try await store.list(owner: Sample.owner).map(\.key.itemReference)) == ["BOOKA-UA1", "BOOKB-UA1"])
+
+            // The owner and domain held exclusive, as an owner's decision holds them: a new booking waits too.
+            let owner = try await hold(PostgresStore.lockKey(owner: Sample.owner, sourceDomain: Sample.domain))
+            let third = ingest("BOOKC")
+            try await waitFor("wait_event_type = 'Lock' AND wait_event = 'advisory'")
+            #expect(try await store.list(owner: Sample.owner).count == 2)
+            try await release(owner)
+            try await third.value
+            #expect(try await store.list(owner: Sample.owner).count == 3)
+        }
+        try? await server.dropDatabase(name)
+    }
 }

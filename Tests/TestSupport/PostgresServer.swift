@@ -67,6 +67,12 @@ package final class PostgresServer: Sendable {
         return try await task.value
     }
 
+    /// Server settings added to every start, from `GATEWAY_TEST_POSTGRES_OPTIONS` (`-c name=value ...`): to look
+    /// inside a benchmark's server, e.g. `-c shared_preload_libraries=pg_stat_statements`.
+    static var extraOptions: [String] {
+        ProcessInfo.processInfo.environment["GATEWAY_TEST_POSTGRES_OPTIONS"].map { [$0] } ?? []
+    }
+
     /// Starts a new server (most tests want ``shared()``).
     /// - Parameter durable: a server as production runs one, for benchmarks: its data on disk (the temporary
     ///   directory, not memory) and every commit flushed (`fsync`, `synchronous_commit`, `full_page_writes` on), as
@@ -97,7 +103,7 @@ package final class PostgresServer: Sendable {
                 [
                     "-c listen_addresses=127.0.0.1", "-c port=\(port)", "-c unix_socket_directories=\(base)",
                     "-c max_connections=300",
-                ] + flushing
+                ] + flushing + extraOptions
             ).joined(separator: " ")
             let started = try await run(
                 binaries + "/pg_ctl", ["-D", data, "-l", base + "/postgres.log", "-o", options, "-w", "-t", "30", "start"],
