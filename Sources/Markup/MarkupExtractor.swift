@@ -73,18 +73,6 @@ package struct MarkupExtractor: Sendable {
             return MarkupGraph(nodes: [], diagnostics: state.finishedDiagnostics())
         }
         var input = HTMLInput.utf8(html, declaredEncoding: encoding, state: &state)
-        if configuration.scansJSONLDOnlyDocuments,
-            let scripts = input.withUnsafeBufferPointer({ JSONLDScriptScanner.scripts(in: $0, configuration: configuration) })
-        {
-            // The same blocks, paths and reader as below, without the parse.
-            var nodes: [SchemaNode] = []
-            for (number, script) in scripts.enumerated() where !state.isFull {
-                let start = input.startIndex
-                let text = Array(input[start + script.lowerBound..<start + script.upperBound])
-                nodes += JSONLDReader.read(text, path: "script[\(number + 1)]", state: &state)
-            }
-            return MarkupGraph(nodes: nodes, diagnostics: state.finishedDiagnostics())
-        }
         let tooComplex = input.withUnsafeBufferPointer {
             StartTagScanner.firstTagExceeding(configuration.maxAttributesPerElement, in: $0)
         }
@@ -95,6 +83,18 @@ package struct MarkupExtractor: Sendable {
                     + "\(configuration.maxAttributesPerElement) attributes; the document was read only up to it"
             )
             input = input[..<offset]
+        } else if configuration.scansJSONLDOnlyDocuments,
+            let scripts = input.withUnsafeBufferPointer({ JSONLDScriptScanner.scripts(in: $0, configuration: configuration) })
+        {
+            // The same blocks, paths and reader as below, without the parse. (The start tag scan above stays: where
+            // it stops at a tag, so does this reading, whatever the scanner thinks of the tag.)
+            var nodes: [SchemaNode] = []
+            for (number, script) in scripts.enumerated() where !state.isFull {
+                let start = input.startIndex
+                let text = Array(input[start + script.lowerBound..<start + script.upperBound])
+                nodes += JSONLDReader.read(text, path: "script[\(number + 1)]", state: &state)
+            }
+            return MarkupGraph(nodes: nodes, diagnostics: state.finishedDiagnostics())
         }
         let document = input.withUnsafeBufferPointer {
             HTMLDocument(utf8: $0, maxElementDepth: configuration.maxElementDepth)
@@ -136,7 +136,10 @@ package struct MarkupExtractor: Sendable {
         guard configuration.scansJSONLDOnlyDocuments, html.count <= configuration.maxDocumentBytes else { return false }
         var state = ExtractionState(configuration: configuration)
         let input = HTMLInput.utf8(html, declaredEncoding: encoding, state: &state)
-        return input.withUnsafeBufferPointer { JSONLDScriptScanner.scripts(in: $0, configuration: configuration) } != nil
+        return input.withUnsafeBufferPointer {
+            StartTagScanner.firstTagExceeding(configuration.maxAttributesPerElement, in: $0) == nil
+                && JSONLDScriptScanner.scripts(in: $0, configuration: configuration) != nil
+        }
     }
 
     static func quotedMessage(_ what: String) -> String {

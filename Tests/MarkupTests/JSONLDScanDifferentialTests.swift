@@ -140,6 +140,7 @@ import Testing
         ("deep-closed", String(repeating: "<div>", count: 120) + String(repeating: "</div>", count: 120) + String(repeating: "<span>", count: 120) + #"<script type="application/ld+json">\#(block)</script>"#),
         ("unclosed-paragraphs", String(repeating: "<p>x", count: 300) + #"<script type="application/ld+json">\#(block)</script>"#),
         ("many-attributes", "<p " + (0..<300).map { "a\($0)=\"\($0)\"" }.joined(separator: " ") + #">x</p><script type="application/ld+json">\#(block)</script>"#),
+        ("attributes-in-raw-text", "<!x <script>var p = '<p " + (0..<300).map { "a\($0)" }.joined(separator: " ") + #">';</script><script type="application/ld+json">\#(block)</script>"#),
         ("long-name", "<" + String(repeating: "a", count: 120) + #">x</a><script type="application/ld+json">\#(block)</script>"#),
         ("void-self-closing", #"<br/><img src=x/><div/><p>x<script type="application/ld+json">\#(block)</script>"#),
         ("body-self-closing", #"<body/><script type="application/ld+json">\#(block)</script>"#),
