@@ -16,19 +16,18 @@ internal import Glibc
 ///   blank or `>`) or missing; only the first `type` of a start tag counts. `type` is read as
 ///   `HTMLDocument.isJSONLD` reads it (parameters and whitespace).
 ///
-/// It gives up (nil) on: any attribute whose name starts with `item` (Microdata); a start tag of a quoted
-/// or forwarded part (`QuoteMarker`, with the same functions) and any text that could hold a
-/// "-----Original Message-----" line (`ForwardSeparator`: two hyphens followed by a phrase's first
-/// letter or a character reference, conservatively); an attribute value that `QuoteMarker` or the script
-/// test reads and that holds a character reference; a processing instruction; a bogus tag, attribute or
-/// end tag (`</ x>`, `<a "b">`, `</a b>`), one cut off at the end, a name of 100 bytes or more; a comment
-/// that starts `<!-->` or `<!--->`, ends `--!>` or does not end; a raw-text element that does not end,
-/// ends in `</script` followed by anything but `>` (after blanks), starts with `</` or `<` and a letter
-/// (where libxml2 reads a tag), or is written `<script/>`; a JSON-LD script holding characters libxml2
-/// drops (C0 controls but tab, line feed and carriage return; U+FFFE, U+FFFF); a start tag with more than
-/// half the attribute limit; and nesting that could come near the element depth limit (an upper bound of
-/// libxml2's depth: every start tag but the void ones and `/>` opens an element, an end tag closes only
-/// the innermost, when it names it, plus the few elements libxml2 implies).
+/// It gives up (nil) on: any attribute whose name starts with `item` (Microdata); a start tag of a quoted or forwarded
+/// part (`QuoteMarker`, with the same functions) and any text that could hold a "-----Original Message-----" line
+/// (`ForwardSeparator`: two hyphens followed by a phrase, or by a character reference, or by a phrase's first letters
+/// up to the end of the text run); an attribute value that `QuoteMarker` or the script test reads and that holds a
+/// character reference; a processing instruction; a bogus tag, attribute or end tag (`</ x>`, `<a "b">`, `</a b>`), one
+/// cut off at the end, a name of 100 bytes or more; a comment that starts `<!-->` or `<!--->`, ends `--!>` or does not
+/// end; a raw-text element that does not end, ends in `</script` followed by anything but `>` (after blanks), starts
+/// with `</` or `<` and a letter (where libxml2 reads a tag), or is written `<script/>`; a JSON-LD script holding
+/// characters libxml2 drops (C0 controls but tab, line feed and carriage return; U+FFFE, U+FFFF); a start tag with more
+/// than half the attribute limit; and nesting that could come near the element depth limit (an upper bound of libxml2's
+/// depth: every start tag but the void ones and `/>` opens an element, an end tag closes only the innermost, when it
+/// names it, plus the few elements libxml2 implies).
 enum JSONLDScriptScanner {
     /// The byte ranges of the JSON-LD scripts' text in document order, or nil when the document must be
     /// read by libxml2.
@@ -432,7 +431,10 @@ enum JSONLDScriptScanner {
                     } else if byte == 0xC2, index + 1 < end, bytes[index + 1] == 0xA0 {
                         index += 2
                     } else if isPhraseStart(byte) {
-                        return false
+                        // "-- Madrid": no separator, when the text written there rules every phrase out.
+                        guard Self.rulesOutPhrases(bytes, at: index, end: end) else { return false }
+                        hyphens = 0
+                        index += 1
                     } else {
                         hyphens = 0
                         index += 1
@@ -441,6 +443,27 @@ enum JSONLDScriptScanner {
                     hyphens = 0
                     index += 1
                 }
+            }
+            return true
+        }
+
+        /// Whether the text at `start` is none of `ForwardSeparator.phrases` (compared as it compares them),
+        /// judged on the bytes of this run alone: a run that ends, a character reference or a character
+        /// libxml2 drops before a phrase is ruled out leaves the question open (false).
+        private static func rulesOutPhrases(_ bytes: UnsafeBufferPointer<UInt8>, at start: Int, end: Int) -> Bool {
+            for phrase in ForwardSeparator.phrases {
+                var offset = 0
+                while offset < phrase.count {
+                    guard start + offset < end else { return false }
+                    var byte = bytes[start + offset]
+                    if byte == UInt8(ascii: "&") || byte == 0xEF || (byte < 0x20 && byte != 0x09 && byte != 0x0A && byte != 0x0D) {
+                        return false
+                    }
+                    if byte >= 0x41 && byte <= 0x5A { byte |= 0x20 }
+                    if byte != phrase[offset] { break }
+                    offset += 1
+                }
+                if offset == phrase.count { return false }
             }
             return true
         }

@@ -132,6 +132,8 @@ import Testing
         ("separator-references", #"<p>&#45;&#45; Original Message --</p><script type="application/ld+json">\#(block)</script>"#),
         ("separator-control", "<p>-\u{1}- Original Message --</p><script type=\"application/ld+json\">\(block)</script>"),
         ("separator-own-line", #"<p>----- Your booking -----</p><p>-- </p><script type="application/ld+json">\#(block)</script>"#),
+        ("separator-word", #"<p>Paris -- Madrid -- Dublin</p><script type="application/ld+json">\#(block)</script>"#),
+        ("separator-phrase-split", #"<p>-- Original <b>Message</b> --</p><script type="application/ld+json">\#(block)</script>"#),
         ("separator-after", #"<script type="application/ld+json">\#(block)</script><p>---------- Forwarded message ---------</p>"#),
         ("microdata", #"<div itemscope itemtype="https://schema.org/Thing"><span itemprop="name">x</span></div><script type="application/ld+json">\#(block)</script>"#),
         ("microdata-upper", #"<div ITEMSCOPE><span ITEMPROP="name">x</span></div><script type="application/ld+json">\#(block)</script>"#),
@@ -217,13 +219,13 @@ import Testing
             "plain", "upper-case", "unquoted", "single-quoted", "spaced-equals", "type-parameters", "several", "empty",
             "end-tag-in-json", "end-script-in-json", "in-comment", "in-textarea", "in-noscript",
             "conditional-comment", "downlevel-revealed", "ms-conditional", "cdata", "class-not-quote",
-            "separator-own-line", "in-style-comment", "attribute-gt",
+            "separator-own-line", "in-style-comment", "attribute-gt", "separator-word",
         ]
         let left = [
             "end-scriptx", "end-tag-attribute", "starts-with-tag", "control-character", "unterminated",
             "in-abrupt-comment", "unterminated-comment", "processing-instruction", "quoted-gmail", "quoted-cite",
             "quoted-id", "quoted-reference", "quoted-outlook", "quoted-zimbra", "separator", "separator-split",
-            "separator-nbsp", "separator-references", "separator-control", "microdata", "microdata-upper",
+            "separator-nbsp", "separator-references", "separator-control", "separator-phrase-split", "microdata", "microdata-upper",
             "itemprop-alone", "deep", "many-attributes", "type-reference", "type-twice", "self-closing",
         ]
         let snippets = Dictionary(uniqueKeysWithValues: Self.snippets)
