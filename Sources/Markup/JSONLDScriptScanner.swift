@@ -196,7 +196,9 @@ enum JSONLDScriptScanner {
                         cursor = close + 1
                     } else {
                         let valueStart = cursor
-                        while cursor < count, !isBlank(bytes[cursor]), bytes[cursor] != UInt8(ascii: ">") { cursor += 1 }
+                        while cursor < count, !isBlank(bytes[cursor]), bytes[cursor] != UInt8(ascii: ">") {
+                            cursor += 1
+                        }
                         value = valueStart..<cursor
                     }
                 }
@@ -207,7 +209,8 @@ enum JSONLDScriptScanner {
                     guard type == nil, let value, !contains(UInt8(ascii: "&"), in: value) else { return nil }
                     type = value
                 } else if let value,
-                    !isQuoteMarkerFree(element: start, nameLength, attribute: attributeStart, attributeLength, value: value)
+                    !isQuoteMarkerFree(
+                        element: start, nameLength, attribute: attributeStart, attributeLength, value: value)
                 {
                     return nil
                 }
@@ -225,7 +228,8 @@ enum JSONLDScriptScanner {
             let content = index
             if content + 1 < count, bytes[content] == UInt8(ascii: "<") {
                 let next = bytes[content + 1]
-                if next == UInt8(ascii: "/") || isLetter(next) || next == UInt8(ascii: "_") || next == UInt8(ascii: ":") {
+                if next == UInt8(ascii: "/") || isLetter(next) || next == UInt8(ascii: "_") || next == UInt8(ascii: ":")
+                {
                     guard next == UInt8(ascii: "/"), matchesLower(content + 2, isScript ? "script" : "style")
                     else { return nil }
                 }
@@ -456,7 +460,9 @@ enum JSONLDScriptScanner {
                 while offset < phrase.count {
                     guard start + offset < end else { return false }
                     var byte = bytes[start + offset]
-                    if byte == UInt8(ascii: "&") || byte == 0xEF || (byte < 0x20 && byte != 0x09 && byte != 0x0A && byte != 0x0D) {
+                    if byte == UInt8(ascii: "&") || byte == 0xEF
+                        || (byte < 0x20 && byte != 0x09 && byte != 0x0A && byte != 0x0D)
+                    {
                         return false
                     }
                     if byte >= 0x41 && byte <= 0x5A { byte |= 0x20 }

@@ -84,7 +84,9 @@ package struct MarkupExtractor: Sendable {
             )
             input = input[..<offset]
         } else if configuration.scansJSONLDOnlyDocuments,
-            let scripts = input.withUnsafeBufferPointer({ JSONLDScriptScanner.scripts(in: $0, configuration: configuration) })
+            let scripts = input.withUnsafeBufferPointer({
+                JSONLDScriptScanner.scripts(in: $0, configuration: configuration)
+            })
         {
             // The same blocks, paths and reader as below, without the parse. (The start tag scan above stays: where
             // it stops at a tag, so does this reading, whatever the scanner thinks of the tag.)

@@ -30,7 +30,8 @@ import Testing
             if url.pathExtension == "eml" {
                 guard let message = try? RawMessage(bytes: Array(data)) else { return }
                 for (number, part) in message.markupParts().parts.enumerated() where part.kind == .html {
-                    documents.append(Document(name: "\(name)#\(number)", bytes: Array(part.text.utf8), encoding: "UTF-8"))
+                    documents.append(
+                        Document(name: "\(name)#\(number)", bytes: Array(part.text.utf8), encoding: "UTF-8"))
                 }
             } else {
                 documents.append(Document(name: name, bytes: Array(data), encoding: nil))
@@ -47,7 +48,8 @@ import Testing
         }
         for folder in [
             "Tests/MarkupTests/Fixtures", "Tests/MarkupTests/Fixtures/fuzz", "Tests/MarkupTests/Fixtures/mail",
-            "Tests/GatewayIntegrationTests/Fixtures/extraction", "Tests/DKIMTests/Fixtures", "Tests/SandboxTests/Fixtures",
+            "Tests/GatewayIntegrationTests/Fixtures/extraction", "Tests/DKIMTests/Fixtures",
+            "Tests/SandboxTests/Fixtures",
             "examples", "examples/unsigned",
         ] {
             let directory = root.appendingPathComponent(folder)
@@ -59,7 +61,8 @@ import Testing
         return documents
     }()
 
-    static let block = #"{"@context":"https://schema.org","@type":"FoodEstablishmentReservation","reservationId":"FAST1","reservationStatus":"https://schema.org/Confirmed","underName":{"@type":"Person","name":"Eva Green"}}"#
+    static let block =
+        #"{"@context":"https://schema.org","@type":"FoodEstablishmentReservation","reservationId":"FAST1","reservationStatus":"https://schema.org/Confirmed","underName":{"@type":"Person","name":"Eva Green"}}"#
 
     /// Snippets put at the start of a document's body: each is a context the scanner must read as libxml2 does,
     /// or leave to it.
@@ -75,12 +78,18 @@ import Testing
         ("type-twice", #"<script type="text/javascript" type="application/ld+json">\#(block)</script>"#),
         ("type-reference", #"<script type="application&#47;ld+json">\#(block)</script>"#),
         ("scripts-element", #"<scripts type="application/ld+json">\#(block)</scripts>"#),
-        ("several", #"<script type="application/ld+json">\#(block)</script><p>x</p><script type="application/ld+json">[\#(block)]</script>"#),
+        (
+            "several",
+            #"<script type="application/ld+json">\#(block)</script><p>x</p><script type="application/ld+json">[\#(block)]</script>"#
+        ),
         ("empty", #"<script type="application/ld+json"></script>"#),
         ("blank", "<script type=\"application/ld+json\">\n  \n</script>"),
         ("self-closing", #"<script type="application/ld+json"/>\#(block)</script>"#),
         ("end-tag-in-json", #"<script type="application/ld+json">{"@type":"Thing","name":"a </p> b"}</script>"#),
-        ("end-script-in-json", #"<script type="application/ld+json">{"@type":"Thing","name":"a </script> b"}</script>"#),
+        (
+            "end-script-in-json",
+            #"<script type="application/ld+json">{"@type":"Thing","name":"a </script> b"}</script>"#
+        ),
         ("end-scriptx", #"<script type="application/ld+json">{"@type":"Thing","name":"a </scriptx> b"}</script>"#),
         ("end-tag-attribute", #"<script type="application/ld+json">\#(block)</script foo>"#),
         ("starts-with-tag", #"<script type="application/ld+json"><b>\#(block)</script>"#),
@@ -89,7 +98,10 @@ import Testing
         ("cdata-in-script", #"<script type="application/ld+json">//<![CDATA[\#n\#(block)\#n//]]></script>"#),
         ("control-character", "<script type=\"application/ld+json\">\u{1}\(block)</script>"),
         ("form-feed", "<script type=\"application/ld+json\">\u{0C}\(block)</script>"),
-        ("noncharacter", "<script type=\"application/ld+json\">{\"@type\":\"Thing\",\"name\":\"a\u{FFFE}b\u{FFFF}\"}</script>"),
+        (
+            "noncharacter",
+            "<script type=\"application/ld+json\">{\"@type\":\"Thing\",\"name\":\"a\u{FFFE}b\u{FFFF}\"}</script>"
+        ),
         ("unterminated", #"<script type="application/ld+json">\#(block)"#),
         ("in-comment", #"<!-- <script type="application/ld+json">\#(block)</script> -->"#),
         ("in-abrupt-comment", #"<!--> <script type="application/ld+json">\#(block)</script> -->"#),
@@ -97,13 +109,22 @@ import Testing
         ("comment-bang-end", #"<!-- a --!> <script type="application/ld+json">\#(block)</script>"#),
         ("unterminated-comment", #"<!-- <script type="application/ld+json">\#(block)</script>"#),
         ("conditional-comment", #"<!--[if mso]><script type="application/ld+json">\#(block)</script><![endif]-->"#),
-        ("downlevel-revealed", #"<!--[if !mso]><!--><script type="application/ld+json">\#(block)</script><!--<![endif]-->"#),
+        (
+            "downlevel-revealed",
+            #"<!--[if !mso]><!--><script type="application/ld+json">\#(block)</script><!--<![endif]-->"#
+        ),
         ("ms-conditional", #"<![if !mso]><script type="application/ld+json">\#(block)</script><![endif]>"#),
         ("cdata", #"<![CDATA[<script type="application/ld+json">\#(block)</script>]]>"#),
         ("processing-instruction", #"<?xml version="1.0"?><script type="application/ld+json">\#(block)</script>"#),
-        ("doctype-mid", #"<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Transitional//EN" "x"><script type="application/ld+json">\#(block)</script>"#),
+        (
+            "doctype-mid",
+            #"<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Transitional//EN" "x"><script type="application/ld+json">\#(block)</script>"#
+        ),
         ("in-style", #"<style><script type="application/ld+json">\#(block)</script></style>"#),
-        ("in-style-comment", #"<style><!-- p { color: red } --></style><script type="application/ld+json">\#(block)</script>"#),
+        (
+            "in-style-comment",
+            #"<style><!-- p { color: red } --></style><script type="application/ld+json">\#(block)</script>"#
+        ),
         ("in-textarea", #"<textarea><script type="application/ld+json">\#(block)</script></textarea>"#),
         ("in-title", #"<title><script type="application/ld+json">\#(block)</script></title>"#),
         ("in-noscript", #"<noscript><script type="application/ld+json">\#(block)</script></noscript>"#),
@@ -122,28 +143,79 @@ import Testing
         ("quoted-gmail", #"<div class="gmail_quote"><script type="application/ld+json">\#(block)</script></div>"#),
         ("quoted-cite", #"<blockquote type="CITE"><script type="application/ld+json">\#(block)</script></blockquote>"#),
         ("quoted-id", #"<div id="divRplyFwdMsg">x</div><script type="application/ld+json">\#(block)</script>"#),
-        ("quoted-reference", #"<div class="gmail&#95;quote"><script type="application/ld+json">\#(block)</script></div>"#),
-        ("quoted-outlook", #"<div style="border:none;border-top:solid #E1E1E1 1.0pt;padding:3.0pt 0in 0in 0in">x</div><script type="application/ld+json">\#(block)</script>"#),
+        (
+            "quoted-reference",
+            #"<div class="gmail&#95;quote"><script type="application/ld+json">\#(block)</script></div>"#
+        ),
+        (
+            "quoted-outlook",
+            #"<div style="border:none;border-top:solid #E1E1E1 1.0pt;padding:3.0pt 0in 0in 0in">x</div><script type="application/ld+json">\#(block)</script>"#
+        ),
         ("quoted-zimbra", #"<hr data-marker="__DIVIDER__"><script type="application/ld+json">\#(block)</script>"#),
         ("class-not-quote", #"<div class="quote gmail"><script type="application/ld+json">\#(block)</script></div>"#),
         ("separator", #"<p>-----Original Message-----</p><script type="application/ld+json">\#(block)</script>"#),
-        ("separator-split", #"<p>-<b>-</b>Forwarded message --</p><script type="application/ld+json">\#(block)</script>"#),
-        ("separator-nbsp", #"<p>--&nbsp;Original Message&nbsp;--</p><script type="application/ld+json">\#(block)</script>"#),
-        ("separator-references", #"<p>&#45;&#45; Original Message --</p><script type="application/ld+json">\#(block)</script>"#),
-        ("separator-control", "<p>-\u{1}- Original Message --</p><script type=\"application/ld+json\">\(block)</script>"),
-        ("separator-own-line", #"<p>----- Your booking -----</p><p>-- </p><script type="application/ld+json">\#(block)</script>"#),
+        (
+            "separator-split",
+            #"<p>-<b>-</b>Forwarded message --</p><script type="application/ld+json">\#(block)</script>"#
+        ),
+        (
+            "separator-nbsp",
+            #"<p>--&nbsp;Original Message&nbsp;--</p><script type="application/ld+json">\#(block)</script>"#
+        ),
+        (
+            "separator-references",
+            #"<p>&#45;&#45; Original Message --</p><script type="application/ld+json">\#(block)</script>"#
+        ),
+        (
+            "separator-control",
+            "<p>-\u{1}- Original Message --</p><script type=\"application/ld+json\">\(block)</script>"
+        ),
+        (
+            "separator-own-line",
+            #"<p>----- Your booking -----</p><p>-- </p><script type="application/ld+json">\#(block)</script>"#
+        ),
         ("separator-word", #"<p>Paris -- Madrid -- Dublin</p><script type="application/ld+json">\#(block)</script>"#),
-        ("separator-phrase-split", #"<p>-- Original <b>Message</b> --</p><script type="application/ld+json">\#(block)</script>"#),
-        ("separator-after", #"<script type="application/ld+json">\#(block)</script><p>---------- Forwarded message ---------</p>"#),
-        ("microdata", #"<div itemscope itemtype="https://schema.org/Thing"><span itemprop="name">x</span></div><script type="application/ld+json">\#(block)</script>"#),
-        ("microdata-upper", #"<div ITEMSCOPE><span ITEMPROP="name">x</span></div><script type="application/ld+json">\#(block)</script>"#),
+        (
+            "separator-phrase-split",
+            #"<p>-- Original <b>Message</b> --</p><script type="application/ld+json">\#(block)</script>"#
+        ),
+        (
+            "separator-after",
+            #"<script type="application/ld+json">\#(block)</script><p>---------- Forwarded message ---------</p>"#
+        ),
+        (
+            "microdata",
+            #"<div itemscope itemtype="https://schema.org/Thing"><span itemprop="name">x</span></div><script type="application/ld+json">\#(block)</script>"#
+        ),
+        (
+            "microdata-upper",
+            #"<div ITEMSCOPE><span ITEMPROP="name">x</span></div><script type="application/ld+json">\#(block)</script>"#
+        ),
         ("itemprop-alone", #"<span itemprop="name">x</span><script type="application/ld+json">\#(block)</script>"#),
         ("deep", String(repeating: "<div>", count: 300) + #"<script type="application/ld+json">\#(block)</script>"#),
-        ("deep-closed", String(repeating: "<div>", count: 120) + String(repeating: "</div>", count: 120) + String(repeating: "<span>", count: 120) + #"<script type="application/ld+json">\#(block)</script>"#),
-        ("unclosed-paragraphs", String(repeating: "<p>x", count: 300) + #"<script type="application/ld+json">\#(block)</script>"#),
-        ("many-attributes", "<p " + (0..<300).map { "a\($0)=\"\($0)\"" }.joined(separator: " ") + #">x</p><script type="application/ld+json">\#(block)</script>"#),
-        ("attributes-in-raw-text", "<!x <script>var p = '<p " + (0..<300).map { "a\($0)" }.joined(separator: " ") + #">';</script><script type="application/ld+json">\#(block)</script>"#),
-        ("long-name", "<" + String(repeating: "a", count: 120) + #">x</a><script type="application/ld+json">\#(block)</script>"#),
+        (
+            "deep-closed",
+            String(repeating: "<div>", count: 120) + String(repeating: "</div>", count: 120)
+                + String(repeating: "<span>", count: 120) + #"<script type="application/ld+json">\#(block)</script>"#
+        ),
+        (
+            "unclosed-paragraphs",
+            String(repeating: "<p>x", count: 300) + #"<script type="application/ld+json">\#(block)</script>"#
+        ),
+        (
+            "many-attributes",
+            "<p " + (0..<300).map { "a\($0)=\"\($0)\"" }.joined(separator: " ")
+                + #">x</p><script type="application/ld+json">\#(block)</script>"#
+        ),
+        (
+            "attributes-in-raw-text",
+            "<!x <script>var p = '<p " + (0..<300).map { "a\($0)" }.joined(separator: " ")
+                + #">';</script><script type="application/ld+json">\#(block)</script>"#
+        ),
+        (
+            "long-name",
+            "<" + String(repeating: "a", count: 120) + #">x</a><script type="application/ld+json">\#(block)</script>"#
+        ),
         ("void-self-closing", #"<br/><img src=x/><div/><p>x<script type="application/ld+json">\#(block)</script>"#),
         ("body-self-closing", #"<body/><script type="application/ld+json">\#(block)</script>"#),
         ("after-html", #"</body></html><script type="application/ld+json">\#(block)</script>"#),
@@ -168,7 +240,9 @@ import Testing
             ("crlf", text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\n", with: "\r\n")),
             ("no-microdata", replacing([("itemscope", "data-s"), ("itemprop", "data-p"), ("itemtype", "data-t")])),
         ]
-        for (name, html) in rewritten where html != text { variants.append((name, Array(html.utf8), document.encoding)) }
+        for (name, html) in rewritten where html != text {
+            variants.append((name, Array(html.utf8), document.encoding))
+        }
         let body = text.range(of: "<body", options: .caseInsensitive).flatMap { start in
             text[start.upperBound...].firstIndex(of: ">").map { text.index(after: $0) }
         }
@@ -207,7 +281,9 @@ import Testing
         for (variant, bytes, encoding) in Self.variants(of: document) {
             let expected = Self.full.extract(html: bytes, encoding: encoding)
             let actual = fast.extract(html: bytes, encoding: encoding)
-            #expect(actual == expected, "\(document.name) \(variant): fast path \(fast.scansWithoutParsing(html: bytes, encoding: encoding))")
+            #expect(
+                actual == expected,
+                "\(document.name) \(variant): fast path \(fast.scansWithoutParsing(html: bytes, encoding: encoding))")
         }
     }
 
@@ -225,7 +301,8 @@ import Testing
             "end-scriptx", "end-tag-attribute", "starts-with-tag", "control-character", "unterminated",
             "in-abrupt-comment", "unterminated-comment", "processing-instruction", "quoted-gmail", "quoted-cite",
             "quoted-id", "quoted-reference", "quoted-outlook", "quoted-zimbra", "separator", "separator-split",
-            "separator-nbsp", "separator-references", "separator-control", "separator-phrase-split", "microdata", "microdata-upper",
+            "separator-nbsp", "separator-references", "separator-control", "separator-phrase-split", "microdata",
+            "microdata-upper",
             "itemprop-alone", "deep", "many-attributes", "type-reference", "type-twice", "self-closing",
         ]
         let snippets = Dictionary(uniqueKeysWithValues: Self.snippets)
