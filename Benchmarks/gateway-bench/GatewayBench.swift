@@ -45,6 +45,9 @@ struct GatewayBench: AsyncParsableCommand {
     @Option(help: "Sandbox workers for the ingest suite (default: the gateway's, two per core).")
     var workers: Int?
 
+    @Option(help: "Group-commit transactions under way at once on PostgreSQL in the ingest suite (default: the store's, 3).")
+    var postgresLanes: Int?
+
     @Option(help: "Seconds of serve's main run.")
     var duration = 20.0
 
@@ -93,6 +96,7 @@ struct GatewayBench: AsyncParsableCommand {
             publishRounds > 0, consoleEntries > 0, consoleRequests > 0
         else { throw ValidationError("counts and durations must be positive (--stream-messages at least 100)") }
         if let workers, workers <= 0 { throw ValidationError("--workers must be positive") }
+        if let postgresLanes, postgresLanes <= 0 { throw ValidationError("--postgres-lanes must be positive") }
     }
 
     func run() async throws {
@@ -105,7 +109,8 @@ struct GatewayBench: AsyncParsableCommand {
                 case .dkim: try await DKIMBenchmark(messageCount: messages).run()
                 case .extract: try await ExtractionBenchmark(documentCount: documents).run()
                 case .ingest:
-                    try await IngestBenchmark(messageCount: messages, concurrency: inFlight, workerCount: workers).run()
+                    try await IngestBenchmark(
+                        messageCount: messages, concurrency: inFlight, workerCount: workers, postgresLanes: postgresLanes).run()
                 case .stream:
                     try await StreamBenchmark(
                         messageCount: streamMessages, inFlight: inFlight, lmtpSessions: lmtpSessions ?? 8,

@@ -28,6 +28,7 @@ struct IngestBenchmark {
     var concurrency = 16
     /// Sandbox workers (`--workers N`); the gateway's default (two per core) when not given.
     var workerCount: Int?
+    var postgresLanes: Int?
 
     /// What one measurement runs on: SQLite at a durability, or PostgreSQL with one or two nodes, with or without the
     /// servers' read cache.
@@ -138,6 +139,7 @@ struct IngestBenchmark {
             }
             for _ in 0..<nodes {
                 var storeConfiguration = PostgresStore.Configuration()
+                if let postgresLanes { storeConfiguration.writeLanes = postgresLanes }
                 storeConfiguration.maximumConnections = 8
                 stores.append(try await PostgresStore.open(settings, configuration: storeConfiguration))
                 caches.append(readCache ? StoreReadCache() : nil)

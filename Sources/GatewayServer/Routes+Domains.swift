@@ -171,6 +171,21 @@ extension GatewayApplication {
                 try await registryCall { try await registry.setHosts(name, hosts: change.hosts, by: services.actor(admin)) })
         }
 
+        struct AppBinding: JSONRequestBody {
+            /// The app's bundle identifier (`com.airline.app`).
+            var app: String
+            enum CodingKeys: String, CodingKey, CaseIterable { case app }
+        }
+        // Admin only, as `gateway apps register`: an identifier names one app everywhere, and a sender binding
+        // another's would keep its owner out.
+        router.post("/v1/domains/{domain}/apps") { request, context in
+            let admin = try await services.requireAdmin(request)
+            let name = try context.pathParameter("domain")
+            let binding = try await services.decode(AppBinding.self, from: request)
+            return try json(
+                try await registryCall { try await registry.registerApp(binding.app, domain: name, by: services.actor(admin)) })
+        }
+
         router.post("/v1/domains/{domain}/samples") { request, context in
             _ = try await services.authorizeDomain(request, context, needsProof: true)
             let bytes = try await services.body(of: request, limit: services.ingestor.environment.policy.limits.maxMessageBytes)
@@ -195,7 +210,7 @@ extension GatewayApplication {
             let status: HTTPResponse.Status =
                 switch error.code {
                 case .domainNotRegistered: .notFound
-                case .domainNotVerified, .domainSuspended, .testModeLocked: .conflict
+                case .domainNotVerified, .domainSuspended, .testModeLocked, .appBoundElsewhere: .conflict
                 default: .unprocessableContent
                 }
             let at: String? =

@@ -16,7 +16,13 @@ extension PostgresStore {
         let client = self.client
         do {
             return try await Self.withDeadline(configuration.operationTimeout, settings: settings, operation: operation) {
-                try await client.withConnection { connection in try await body(connection) }
+                try await client.withConnection { connection in
+                    // The body's statements go out and their answers come back on the connection's event loop: run it
+                    // there, so that a round trip costs no thread hop each way.
+                    try await withTaskExecutorPreference(EventLoopTaskExecutor(connection.eventLoop)) {
+                        try await body(connection)
+                    }
+                }
             }
         } catch {
             throw Self.storeError(error, operation: operation, settings: settings)
@@ -101,11 +107,12 @@ extension PostgresStore {
         let keys = byKey.keys.sorted()
         guard !keys.isEmpty else { return }
         let shared = keys.map { byKey[$0] ?? false }
-        try await connection.query(
+        _ = try await rows(
+            Prepared.AdvisoryLocks.self,
             """
             SELECT CASE WHEN lock.shared THEN pg_advisory_xact_lock_shared(lock.key) ELSE pg_advisory_xact_lock(lock.key) END
             FROM unnest(\(keys)::bigint[], \(shared)::boolean[]) WITH ORDINALITY AS lock(key, shared, n) ORDER BY n
-            """, logger: logger)
+            """, on: connection, logger: logger)
     }
 
     /// The advisory lock of an (owner, source domain): FNV-1a over both, the same on every node. Two pairs that hash
@@ -278,5 +285,20 @@ func encodeJSON<T: Encodable>(_ value: T) throws -> String {
         return String(decoding: try encoder.encode(value), as: UTF8.self)
     } catch {
         throw StoreError(code: .invalidArgument, reason: "a \(T.self) could not be encoded as JSON")
+    }
+}
+
+/// A NIO event loop as a task executor: the jobs of a task that prefers it run on the loop's thread.
+final class EventLoopTaskExecutor: TaskExecutor {
+    let loop: any EventLoop
+
+    init(_ loop: any EventLoop) {
+        self.loop = loop
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let executor = asUnownedTaskExecutor()
+        loop.execute { job.runSynchronously(on: executor) }
     }
 }

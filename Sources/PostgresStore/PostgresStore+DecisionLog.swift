@@ -85,7 +85,8 @@ extension PostgresStore {
                 // lock makes a second node's delete wait for the first one's commit, then find the row gone.
                 if let spoolID = request.spoolID {
                     let deleted = try await Self.rows(
-                        "DELETE FROM spooled_message WHERE id = \(spoolID) RETURNING id", on: connection, logger: logger)
+                        Prepared.SpoolRemoval.self, "DELETE FROM spooled_message WHERE id = \(spoolID) RETURNING id",
+                        on: connection, logger: logger)
                     guard !deleted.isEmpty else { throw StoreError.spoolEntryGone(spoolID) }
                 }
                 var plans: [LifecyclePlan] = []
@@ -180,6 +181,7 @@ extension PostgresStore {
         stored.sourceDomain = entry.sourceDomain.map(StoreNames.domain)
         let outcomes = try encodeJSON(entry.reservations)
         let rows = try await Self.rows(
+            Prepared.DecisionLogInsert.self,
             """
             INSERT INTO decision_log (time, channel, source_domain, source, owners, content_hash, verdict, codes, flags,
                 reservations)

@@ -331,6 +331,7 @@ extension PostgresStore {
         -> OwnerProfile?
     {
         try await rows(
+            Prepared.OwnerProfile.self,
             "SELECT \(unescaped: StoreSQLNames.ownerProfileColumns) FROM owner_profile WHERE owner = \(owner.address)",
             on: connection, logger: logger
         ).first.map(ownerProfile)
@@ -390,17 +391,25 @@ extension PostgresStore {
     }
 
     static func senderPreference(_ row: PostgresRow) throws -> SenderPreference {
-        let cells = Cells(row)
-        return SenderPreference(
-            owner: try cells.owner(0), domain: try cells(1), decision: try cells.enumeration(2, as: SenderDecision.self),
-            updatedAt: try cells.date(3))
+        try senderPreference(Cells(row), from: 0)
+    }
+
+    /// A preference from the columns of ``StoreSQLNames/senderPreferenceColumns``, from `offset` on.
+    static func senderPreference(_ cells: Cells, from offset: Int) throws -> SenderPreference {
+        SenderPreference(
+            owner: try cells.owner(offset), domain: try cells(offset + 1),
+            decision: try cells.enumeration(offset + 2, as: SenderDecision.self), updatedAt: try cells.date(offset + 3))
     }
 
     static func ownerProfile(_ row: PostgresRow) throws -> OwnerProfile {
-        let cells = Cells(row)
-        return OwnerProfile(
-            owner: try cells.owner(0), names: try cells(1), learnedNames: try cells(2),
-            suggestedInCalendar: try cells.enumeration(3, as: OwnerProfile.SuggestedInCalendar.self),
-            updatedAt: try cells.date(4))
+        try ownerProfile(Cells(row), from: 0)
+    }
+
+    /// A profile from the columns of ``StoreSQLNames/ownerProfileColumns``, from `offset` on.
+    static func ownerProfile(_ cells: Cells, from offset: Int) throws -> OwnerProfile {
+        OwnerProfile(
+            owner: try cells.owner(offset), names: try cells(offset + 1), learnedNames: try cells(offset + 2),
+            suggestedInCalendar: try cells.enumeration(offset + 3, as: OwnerProfile.SuggestedInCalendar.self),
+            updatedAt: try cells.date(offset + 4))
     }
 }

@@ -101,19 +101,48 @@ extension PostgresStore {
         logger: Logger
     ) async throws -> LifecyclePlan {
         let reads = ReservationLifecycle.reads(for: item)
-        let records = try await rows(
+        // One round trip: the records (the item's, then its booking's), and beside them the owner's profile (when the
+        // rules need their names) and their preferences for this sender. The owner's columns repeat on every record's
+        // row; one row comes back when there is nothing at all, and a row per record and preference when there are
+        // several of both.
+        let rows = try await rows(
+            Prepared.LifecycleRead.self,
             """
-            SELECT \(unescaped: StoreSQLNames.versionColumns) FROM reservation
-            WHERE owner = \(reads.owner.address) AND source_domain = \(reads.sourceDomain)
-                AND item_reference = \(reads.itemReference)
-            UNION ALL
-            SELECT \(unescaped: StoreSQLNames.versionColumns) FROM reservation
-            WHERE owner = \(reads.owner.address) AND source_domain = \(reads.sourceDomain)
-                AND container_reference = \(reads.containerReference) AND item_reference <> \(reads.itemReference)
-                AND (\(reads.wholeContainer) OR is_minimal_cancellation OR item_reference = container_reference)
-            """, on: connection, logger: logger
-        ).map(storedVersion)
-        let owner = try await ownerContext(for: reads, on: connection, logger: logger)
+            SELECT record.*, profile.\(unescaped: StoreSQLNames.ownerProfileColumns.replacingOccurrences(of: ", ", with: ", profile.")),
+                preference.\(unescaped: StoreSQLNames.senderPreferenceColumns.replacingOccurrences(of: ", ", with: ", preference."))
+            FROM (SELECT 1) AS one
+            LEFT JOIN LATERAL (
+                SELECT \(unescaped: StoreSQLNames.versionColumns) FROM reservation
+                WHERE owner = \(reads.owner.address) AND source_domain = \(reads.sourceDomain)
+                    AND item_reference = \(reads.itemReference)
+                UNION ALL
+                SELECT \(unescaped: StoreSQLNames.versionColumns) FROM reservation
+                WHERE owner = \(reads.owner.address) AND source_domain = \(reads.sourceDomain)
+                    AND container_reference = \(reads.containerReference) AND item_reference <> \(reads.itemReference)
+                    AND (\(reads.wholeContainer) OR is_minimal_cancellation OR item_reference = container_reference)
+            ) AS record ON true
+            LEFT JOIN owner_profile AS profile ON \(reads.ownerNames) AND profile.owner = \(reads.owner.address)
+            LEFT JOIN sender_preference AS preference
+                ON preference.owner = \(reads.owner.address) AND preference.domain = ANY(\(reads.senderDomains)::text[])
+            """, on: connection, logger: logger)
+        var records: [StoredVersion] = []
+        var profile: OwnerProfile? = nil
+        var preferences: [SenderPreference] = []
+        for row in rows {
+            let cells = Cells(row)
+            if try cells(0, as: Int64?.self) != nil {
+                let record = try storedVersion(cells)
+                if !records.contains(where: { $0.id == record.id }) { records.append(record) }
+            }
+            if profile == nil, try cells(Self.lifecycleProfileColumn, as: String?.self) != nil {
+                profile = try ownerProfile(cells, from: Self.lifecycleProfileColumn)
+            }
+            if try cells(Self.lifecyclePreferenceColumn, as: String?.self) != nil {
+                let preference = try senderPreference(cells, from: Self.lifecyclePreferenceColumn)
+                if !preferences.contains(where: { $0.domain == preference.domain }) { preferences.append(preference) }
+            }
+        }
+        let owner = OwnerContext(sourceDomain: reads.sourceDomain, preferences: preferences, profile: profile)
         let plan = ReservationLifecycle.plan(
             for: item, state: reads.state(from: records, owner: owner), now: now, channel: channel)
         try await execute(plan.writes, on: connection, logger: logger)
@@ -160,6 +189,7 @@ extension PostgresStore {
     ) async throws {
         let time = StoreTime.milliseconds(at)
         let inserted = try await rows(
+            Prepared.CreateRecord.self,
             """
             WITH written AS (
                 INSERT INTO reservation (owner, source_domain, item_reference, \(unescaped: StoreSQLNames.contentColumns),
@@ -194,6 +224,7 @@ extension PostgresStore {
         on connection: PostgresConnection, logger: Logger
     ) async throws {
         let counts = try await rows(
+            Prepared.OverwriteRecord.self,
             """
             WITH archived AS (
                 INSERT INTO reservation_history (reservation_id, version, \(unescaped: StoreSQLNames.contentColumns),
@@ -243,7 +274,8 @@ extension PostgresStore {
     /// only from the last statement keeps the wait of concurrent writers to one commit each, and the advisory locks
     /// are always taken before it, so no cycle of waits can form.
     static func sequenceChanges(on connection: PostgresConnection, logger: Logger) async throws {
-        try await connection.query(
+        _ = try await rows(
+            Prepared.SequenceChanges.self,
             """
             WITH pending AS (
                 SELECT id, row_number() OVER (ORDER BY id) AS n FROM change_event WHERE position IS NULL
@@ -253,23 +285,13 @@ extension PostgresStore {
             )
             UPDATE change_event SET position = counter.base + pending.n
             FROM pending, counter WHERE change_event.id = pending.id
-            """, logger: logger)
+            """, on: connection, logger: logger)
     }
 
-    /// The owner's decisions the rules need (``LifecycleReads/senderDomains``, and the profile when
-    /// ``LifecycleReads/ownerNames``).
-    static func ownerContext(for reads: LifecycleReads, on connection: PostgresConnection, logger: Logger) async throws
-        -> OwnerContext
-    {
-        let preferences = try await rows(
-            """
-            SELECT \(unescaped: StoreSQLNames.senderPreferenceColumns) FROM sender_preference
-            WHERE owner = \(reads.owner.address) AND domain = ANY(\(reads.senderDomains)::text[])
-            """, on: connection, logger: logger
-        ).map(senderPreference)
-        let profile = reads.ownerNames ? try await profile(of: reads.owner, on: connection, logger: logger) : nil
-        return OwnerContext(sourceDomain: reads.sourceDomain, preferences: preferences, profile: profile)
-    }
+    /// Where the lifecycle's read has the owner's profile and their preference: after the record's 16 columns
+    /// (``StoreSQLNames/versionColumns``), then after the profile's 5.
+    static let lifecycleProfileColumn = 16
+    static let lifecyclePreferenceColumn = 21
 
     /// Executes one write of a lifecycle plan: SQL and nothing more.
     static func execute(_ write: LifecycleWrite, on connection: PostgresConnection, logger: Logger) async throws {
@@ -355,8 +377,11 @@ extension PostgresStore {
     }
 
     static func storedVersion(_ row: PostgresRow) throws -> StoredVersion {
-        let cells = Cells(row)
-        return StoredVersion(
+        try storedVersion(Cells(row))
+    }
+
+    static func storedVersion(_ cells: Cells) throws -> StoredVersion {
+        StoredVersion(
             id: try cells(0), itemReference: try cells(1), version: Int(try cells(2, as: Int64.self)),
             content: try content(cells, from: 3), cancelledAt: try cells.optionalDate(14),
             consent: try cells.enumeration(15, as: Consent.State.self))

@@ -57,6 +57,49 @@ struct RouteTests {
         }
     }
 
+    /// `POST /v1/domains/{domain}/apps` binds an app as `gateway apps register` does: admin only, one domain per app,
+    /// and the app's token then donates for that domain.
+    @Test func anAdminBindsAnAppToADomainOverHTTPAndItsTokenDonates() async throws {
+        let fixture = try await ServerFixture()
+        try await fixture.test { client in
+            let skyways = try await Self.register("skyways.example", client)
+            _ = try await Self.register("kokkari.example", client)
+
+            let bound = try await client.call(.post, "/v1/domains/Skyways.Example/apps", json: #"{"app":"com.skyways.app"}"#)
+            #expect(bound.status == .ok)
+            #expect((bound.object["trust"] as? [String: Any])?["apps"] as? [String] == ["com.skyways.app"])
+            let again = try await client.call(.post, "/v1/domains/skyways.example/apps", json: #"{"app":"com.skyways.app"}"#)
+            #expect(again.status == .ok)
+            #expect((again.object["trust"] as? [String: Any])?["apps"] as? [String] == ["com.skyways.app"])
+            let elsewhere = try await client.call(.post, "/v1/domains/kokkari.example/apps", json: #"{"app":"com.skyways.app"}"#)
+            #expect(elsewhere.status == .conflict && elsewhere.errorCode == "app.bound-elsewhere")
+            let invalid = try await client.call(.post, "/v1/domains/kokkari.example/apps", json: #"{"app":"no dots here"}"#)
+            #expect(invalid.status == .unprocessableContent && invalid.errorCode == "app.identifier-invalid")
+            let unknown = try await client.call(.post, "/v1/domains/unknown.example/apps", json: #"{"app":"com.unknown.app"}"#)
+            #expect(unknown.status == .notFound)
+            let extra = try await client.call(
+                .post, "/v1/domains/kokkari.example/apps", json: #"{"app":"com.kokkari.app","domain":"x"}"#)
+            #expect(extra.status == .badRequest && extra.errorCode == "request.unknown-field")
+            // A sender cannot bind an app, not even to its own domain (an identifier names one app everywhere).
+            let bySender = try await client.call(
+                .post, "/v1/domains/skyways.example/apps", token: skyways, json: #"{"app":"com.other.app"}"#)
+            #expect(bySender.status == .forbidden)
+            let domain = try #require(try await fixture.store.registeredDomain("skyways.example"))
+            #expect(domain.trust.apps == ["com.skyways.app"])
+
+            let issued = try await client.call(.post, "/v1/tokens", json: #"{"role":"app","subject":"com.skyways.app"}"#)
+            #expect(issued.status == .created)
+            let appToken = try #require(issued.object["secret"] as? String)
+            let donated = try await client.call(
+                .post, "/v1/donations?owner=\(Self.eva)", token: appToken,
+                json: String(decoding: try ServerFixture.example("donations/flight.json"), as: UTF8.self))
+            #expect(donated.status == .ok)
+            #expect(donated.object["verdict"] as? String == "admitted")
+            #expect(donated.object["sourceDomain"] as? String == "skyways.example")
+            #expect(donated.object["source"] as? String == "app:com.skyways.app")
+        }
+    }
+
     @Test func aSenderTokenSubmitsForItsOwnDomainOnly() async throws {
         let fixture = try await ServerFixture()
         try await fixture.test { client in
