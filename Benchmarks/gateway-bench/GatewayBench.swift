@@ -45,7 +45,7 @@ struct GatewayBench: AsyncParsableCommand {
     @Option(help: "Sandbox workers for the ingest suite (default: the gateway's, two per core).")
     var workers: Int?
 
-    @Option(help: "Group-commit transactions under way at once on PostgreSQL in the ingest suite (default: the store's, 3).")
+    @Option(help: "Group-commit transactions under way at once on PostgreSQL in the ingest suite (default: the store's, 2).")
     var postgresLanes: Int?
 
     @Option(help: "Seconds of serve's main run.")

@@ -604,12 +604,11 @@ private struct TimedStore: GatewayStore {
     }
     func webhooks() async throws -> [Webhook] { try await base.webhooks() }
     func removeWebhook(id: Int64) async throws -> Bool { try await base.removeWebhook(id: id) }
-    func queueDeliveries(limit: Int) async throws -> Int { try await base.queueDeliveries(limit: limit) }
     func dueDeliveries(at now: Date, limit: Int) async throws -> [DueDelivery] {
         try await base.dueDeliveries(at: now, limit: limit)
     }
-    func recordDeliveryAttempts(_ attempts: [DeliveryAttempt]) async throws {
-        try await base.recordDeliveryAttempts(attempts)
+    func recordDeliveryAttempts(_ attempts: [DeliveryAttempt], queueingChanges limit: Int) async throws -> Int {
+        try await base.recordDeliveryAttempts(attempts, queueingChanges: limit)
     }
     func deliveries(webhookID: Int64?, state: WebhookDelivery.State?, limit: Int) async throws -> [WebhookDelivery] {
         try await base.deliveries(webhookID: webhookID, state: state, limit: limit)

@@ -78,6 +78,8 @@ package struct GatewayServices: Sendable {
             total: .milliseconds(Int64(configuration.webhookTimeoutSeconds * 1000)), maximumRedirects: 0)
         fetch.isHostAllowed = { _ in false }
         fetch.userAgent = "gateway-webhooks/1.0"
+        // As many kept connections per receiver as deliveries can be under way at once.
+        fetch.keepAlive.maximumIdlePerOrigin = configuration.webhookConcurrency
         return fetch
     }
 

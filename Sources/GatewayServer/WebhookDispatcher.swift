@@ -9,6 +9,12 @@ import Synchronization
 /// Sends a webhook delivery: WebFetch's POST in production, with its address guard, trust store and limits.
 package protocol WebhookTransport: Sendable {
     func post(_ url: URL, body: [UInt8], headers: [(String, String)]) async throws(FetchError) -> PageFetcher.PostResponse
+    /// Closes what the transport keeps open between deliveries; called once, when the dispatcher stops.
+    func closeConnections() async
+}
+
+extension WebhookTransport {
+    package func closeConnections() async {}
 }
 
 extension PageFetcher: WebhookTransport {}
@@ -25,6 +31,11 @@ extension PageFetcher: WebhookTransport {}
 /// - Retries with exponential backoff and jitter (``RetrySchedule``), for 24 hours by default, then dead.
 /// - A slow receiver holds one of ``Configuration/concurrency`` slots for at most the attempt's time limit and never
 ///   a store writer: ingestion does not wait for deliveries.
+/// - Few store writes: while deliveries are under way, what they came to is recorded and the outbox's new changes are
+///   queued together, in one transaction at most every ``Configuration/batchInterval`` (sooner when
+///   ``Configuration/recordBatch`` attempts wait); a slot is free again as soon as its attempt is back, and the due
+///   deliveries are read ``Configuration/dueBatch`` at a time. A delivery is not handed out again while its attempt
+///   is unrecorded, and a reservation's next change is due only once the previous one is recorded.
 ///
 /// Woken at once by changes committed on this node (``ChangeSignal``); changes committed on other nodes are picked
 /// up by a short poll (``Configuration/pollInterval``, one second).
@@ -39,6 +50,14 @@ package struct WebhookDispatcher: Service {
         package var lease: TimeInterval = 30
         /// Changes queued per store transaction at most.
         package var fanOutBatch = 1000
+        /// While there is something to record or queue, the store is written at most this often: one transaction
+        /// for everything that came back and everything committed meanwhile. It bounds the delay a change waits to
+        /// be queued.
+        package var batchInterval: Duration = .milliseconds(50)
+        /// Attempts that are written at once, without waiting for the batch interval.
+        package var recordBatch = 500
+        /// Due deliveries read at once.
+        package var dueBatch = 256
 
         package init() {}
     }
@@ -86,16 +105,23 @@ package struct WebhookDispatcher: Service {
             }
         }
         try? await store.releaseLease(Self.leaseName, holder: node)
+        await transport.closeConnections()
     }
 
     /// Dispatches while this node holds the lease, renewing it; returns when it is lost, or at shutdown once the
     /// attempts in flight have finished and been recorded.
+    ///
+    /// The loop writes and reads the store once per batch and hands the due deliveries to up to
+    /// ``Configuration/concurrency`` senders, which take one after another until none is left: an attempt that comes
+    /// back does not wake the loop (only a full batch of them, or senders that ran out of work, do).
     func dispatch() async {
-        let state = DispatchState()
+        let state = DispatchState(recordBatch: configuration.recordBatch)
         let renewEvery = configuration.lease / 3
         var renewed = now()
-        var lastFanOut = ContinuousClock.now - configuration.pollInterval
-        var fannedOutGeneration = store.changeSignal.generation &- 1
+        var lastWrite = ContinuousClock.now - configuration.pollInterval
+        var lastRead = lastWrite
+        var queuedGeneration = store.changeSignal.generation &- 1
+        var readNeeded = true
         await withDiscardingTaskGroup { group in
             while !Task.isCancelled && !Task.isShuttingDownGracefully {
                 let localGeneration = state.wake.generation
@@ -109,61 +135,76 @@ package struct WebhookDispatcher: Service {
                     }
                     renewed = now()
                 }
-                await record(state.takeCompleted(), state: state)
-                if storeGeneration != fannedOutGeneration || ContinuousClock.now - lastFanOut >= configuration.pollInterval {
-                    do {
-                        while try await store.queueDeliveries(limit: configuration.fanOutBatch) > 0 {}
-                        fannedOutGeneration = storeGeneration
-                        lastFanOut = .now
-                    } catch {
-                        logger.warning("cannot queue webhook deliveries", metadata: ["error": "\(error)"])
-                    }
+                let sinceWrite = ContinuousClock.now - lastWrite
+                let unrecorded = state.completedCount
+                if sinceWrite >= configuration.pollInterval || unrecorded >= configuration.recordBatch
+                    || ((unrecorded > 0 || storeGeneration != queuedGeneration)
+                        && sinceWrite >= configuration.batchInterval)
+                {
+                    if await write(state) { queuedGeneration = storeGeneration }
+                    lastWrite = .now
+                    readNeeded = true
                 }
-                let free = configuration.concurrency - state.inFlightCount
-                if free > 0 {
+                if state.queuedCount < configuration.concurrency
+                    && (readNeeded || ContinuousClock.now - lastRead >= configuration.pollInterval)
+                {
                     do {
-                        let due = try await store.dueDeliveries(at: now(), limit: configuration.concurrency * 2)
-                        for delivery in state.claim(due, upTo: free) {
-                            group.addTask {
-                                let attempt = await self.attempt(delivery)
-                                state.complete(attempt)
-                            }
-                        }
+                        // What was read before and not started is read again with what is due now, in order.
+                        state.offer(try await store.dueDeliveries(at: now(), limit: configuration.dueBatch))
                     } catch {
                         logger.warning("cannot read due webhook deliveries", metadata: ["error": "\(error)"])
                     }
+                    lastRead = .now
+                    readNeeded = false
                 }
-                await Self.waitForAny(
-                    [(state.wake, localGeneration), (store.changeSignal, storeGeneration)],
-                    timeout: configuration.pollInterval)
+                for _ in 0..<state.addSenders(upTo: configuration.concurrency) {
+                    group.addTask {
+                        while let delivery = state.next() {
+                            state.complete(await self.attempt(delivery, state: state))
+                        }
+                    }
+                }
+                // Wait for a full batch of attempts or senders out of work, a commit (unless one is waiting to be
+                // queued already), or the time of the next write.
+                var signals = [(state.wake, localGeneration)]
+                if storeGeneration == queuedGeneration { signals.append((store.changeSignal, storeGeneration)) }
+                let pending = state.completedCount > 0 || storeGeneration != queuedGeneration
+                let interval = pending ? configuration.batchInterval : configuration.pollInterval
+                let untilWrite = interval - (ContinuousClock.now - lastWrite)
+                await Self.waitForAny(signals, timeout: max(untilWrite, .milliseconds(1)))
             }
-            // Let the attempts in flight finish (each is bounded by its time limit), then record them.
-            while state.inFlightCount > 0 {
-                let generation = state.wake.generation
-                await record(state.takeCompleted(), state: state)
-                if state.inFlightCount > 0 { await state.wake.wait(after: generation, timeout: .seconds(1)) }
-            }
+            // The senders finish the attempts under way (each bounded by its time limit) and start no more.
+            state.stop()
         }
-        await record(state.takeCompleted(), state: state)
+        // What is not recorded by now is sent again by the next dispatcher (at least once).
+        for _ in 0..<3 where state.completedCount > 0 {
+            if await write(state, queueing: false) { break }
+            try? await Task.sleep(for: .milliseconds(100))
+        }
     }
 
-    /// Records attempts in one transaction and frees their slots; on a store failure they stay in flight (not sent
-    /// again) until it succeeds.
-    func record(_ attempts: [DeliveryAttempt], state: DispatchState) async {
-        guard !attempts.isEmpty else { return }
+    /// Records the attempts that came back and queues the outbox's new changes, in one transaction (and more for a
+    /// backlog of changes larger than ``Configuration/fanOutBatch``). On a store failure the attempts stay
+    /// unrecorded (not handed out again) until a later write succeeds.
+    /// - Returns: whether it was written.
+    func write(_ state: DispatchState, queueing: Bool = true) async -> Bool {
+        let attempts = state.takeCompleted()
+        let batch = queueing ? configuration.fanOutBatch : 0
         do {
-            try await store.recordDeliveryAttempts(attempts)
+            var read = try await store.recordDeliveryAttempts(attempts, queueingChanges: batch)
             state.release(attempts)
+            while queueing && read >= batch { read = try await store.queueDeliveries(limit: batch) }
+            return true
         } catch {
-            logger.warning("cannot record webhook deliveries", metadata: ["error": "\(error)"])
-            state.putBack(attempts)
+            if state.isUnreleased(attempts) { state.putBack(attempts) }
+            logger.warning("cannot record or queue webhook deliveries", metadata: ["error": "\(error)"])
+            return false
         }
     }
 
     /// One attempt: the change as a CloudEvent, signed, POSTed; a 2xx is delivered, anything else is retried later
     /// or, past the retry period, dead.
-    func attempt(_ due: DueDelivery) async -> DeliveryAttempt {
-        let message = ChangeMessage(due.event)
+    func attempt(_ due: DueDelivery, state: DispatchState? = nil) async -> DeliveryAttempt {
         let started = now()
         let failure: (status: Int?, error: String)
         do {
@@ -173,11 +214,12 @@ package struct WebhookDispatcher: Service {
             guard let secret = WebhookSecret(due.secret) else {
                 throw FetchError(code: .invalidURL, reason: "the subscription's secret cannot be read")
             }
-            let body = try message.encoded()
+            // The same change goes to every subscription that covers it: made once.
+            let (id, body) = try state?.message(for: due.event) ?? DispatchState.encode(due.event)
             let headers =
                 [("Content-Type", ChangeMessage.mediaType)]
                 + WebhookSignature.headers(
-                    id: message.id, timestamp: Int64(started.timeIntervalSince1970), body: body, secret: secret)
+                    id: id, timestamp: Int64(started.timeIntervalSince1970), body: body, secret: secret)
             let response = try await transport.post(url, body: body, headers: headers)
             if response.isSuccess {
                 let answered = now()
@@ -223,34 +265,85 @@ package struct WebhookDispatcher: Service {
     }
 }
 
-/// What the dispatcher has in flight and what has come back, shared with its attempts.
+/// What the dispatcher has in flight and what has come back, shared with its senders.
 final class DispatchState: Sendable {
     private struct State {
-        var inFlight: Set<Int64> = []
+        /// Deliveries being attempted or whose attempt is not recorded yet: not handed out again.
+        var tracked: Set<Int64> = []
+        /// Due deliveries not started yet, the next one last.
+        var queue: [DueDelivery] = []
+        /// Senders running, and attempts under way.
+        var senders = 0
+        var sending = 0
         var completed: [DeliveryAttempt] = []
+        var stopped = false
+        /// Encoded changes by position, for the other subscriptions that get the same change.
+        var messages: [Int64: (id: String, body: [UInt8])] = [:]
     }
 
+    /// Encoded changes kept at most; the cache starts over when full.
+    static let messageCacheSize = 4096
+
     private let state = Mutex(State())
-    /// Notified when an attempt completes.
+    private let recordBatch: Int
+    /// Notified when a batch of attempts is back to be recorded, or when the senders ran out of work.
     let wake = ChangeSignal()
 
-    var inFlightCount: Int { state.withLock { $0.inFlight.count } }
+    init(recordBatch: Int) { self.recordBatch = recordBatch }
 
-    /// The deliveries of `due` not in flight yet, at most `limit`, now in flight.
-    func claim(_ due: [DueDelivery], upTo limit: Int) -> [DueDelivery] {
+    var sendingCount: Int { state.withLock { $0.sending } }
+    var completedCount: Int { state.withLock { $0.completed.count } }
+    var queuedCount: Int { state.withLock { $0.queue.count } }
+
+    /// Replaces the deliveries waiting to start with those of `due` (in its order) that are neither under way nor
+    /// waiting to be recorded.
+    func offer(_ due: [DueDelivery]) {
         state.withLock { state in
-            var claimed: [DueDelivery] = []
-            for delivery in due where claimed.count < limit && !state.inFlight.contains(delivery.delivery.id) {
-                state.inFlight.insert(delivery.delivery.id)
-                claimed.append(delivery)
+            guard !state.stopped else { return }
+            state.queue = due.reversed().filter { !state.tracked.contains($0.delivery.id) }
+        }
+    }
+
+    /// How many senders to start so that there are as many as there is work for, at most `limit`.
+    func addSenders(upTo limit: Int) -> Int {
+        state.withLock { state in
+            let added = max(0, min(limit - state.senders, state.queue.count))
+            state.senders += added
+            return added
+        }
+    }
+
+    /// The next delivery for a sender, now under way; nil when there is none (the sender ends).
+    func next() -> DueDelivery? {
+        let (next, dry) = state.withLock { state -> (DueDelivery?, Bool) in
+            while let delivery = state.queue.popLast() {
+                if state.tracked.insert(delivery.delivery.id).inserted {
+                    state.sending += 1
+                    return (delivery, false)
+                }
             }
-            return claimed
+            state.senders -= 1
+            return (nil, state.senders == 0)
+        }
+        if dry { wake.notify() }
+        return next
+    }
+
+    /// Starts nothing more: the senders end after their attempts under way.
+    func stop() {
+        state.withLock { state in
+            state.stopped = true
+            state.queue.removeAll()
         }
     }
 
     func complete(_ attempt: DeliveryAttempt) {
-        state.withLock { $0.completed.append(attempt) }
-        wake.notify()
+        let full = state.withLock { state -> Bool in
+            state.completed.append(attempt)
+            state.sending -= 1
+            return state.completed.count == recordBatch
+        }
+        if full { wake.notify() }
     }
 
     func takeCompleted() -> [DeliveryAttempt] {
@@ -260,13 +353,34 @@ final class DispatchState: Sendable {
         }
     }
 
-    /// Recorded: their slots are free, and the store will hand out what follows them.
+    /// Recorded: the store hands out what follows them.
     func release(_ attempts: [DeliveryAttempt]) {
-        state.withLock { state in for attempt in attempts { state.inFlight.remove(attempt.deliveryID) } }
+        state.withLock { state in for attempt in attempts { state.tracked.remove(attempt.deliveryID) } }
     }
 
-    /// Not recorded: kept to record again, still in flight.
+    /// Whether `attempts` are still tracked (not recorded).
+    func isUnreleased(_ attempts: [DeliveryAttempt]) -> Bool {
+        state.withLock { state in attempts.allSatisfy { state.tracked.contains($0.deliveryID) } }
+    }
+
+    /// Not recorded: kept to record again, still tracked.
     func putBack(_ attempts: [DeliveryAttempt]) {
         state.withLock { $0.completed.insert(contentsOf: attempts, at: 0) }
+    }
+
+    /// The CloudEvent of `event`, encoded once for all its deliveries.
+    func message(for event: ChangeEvent) throws -> (id: String, body: [UInt8]) {
+        if let made = state.withLock({ $0.messages[event.position] }) { return made }
+        let made = try Self.encode(event)
+        state.withLock { state in
+            if state.messages.count >= Self.messageCacheSize { state.messages.removeAll(keepingCapacity: true) }
+            state.messages[event.position] = made
+        }
+        return made
+    }
+
+    static func encode(_ event: ChangeEvent) throws -> (id: String, body: [UInt8]) {
+        let message = ChangeMessage(event)
+        return (message.id, try message.encoded())
     }
 }

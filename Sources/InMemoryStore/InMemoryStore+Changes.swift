@@ -46,13 +46,15 @@ extension InMemoryStore {
         }
     }
 
-    package func queueDeliveries(limit: Int) async throws -> Int {
+    package func recordDeliveryAttempts(_ attempts: [DeliveryAttempt], queueingChanges limit: Int) async throws -> Int {
+        for attempt in attempts { try limits.checkField(attempt.error ?? "", "error") }
         let now = StoreTime.truncated(self.now())
-        let limit = StoreLimits.clamp(limit)
         return try transaction { state in
+            Self.record(attempts, in: &state)
+            guard limit > 0 else { return 0 }
             let hooks = state.webhooks.map(\.webhook)
             guard let start = WebhookFanOut.start(of: hooks) else { return 0 }
-            let changes = state.changes.filter { $0.position > start }.prefix(limit).map(Self.header)
+            let changes = state.changes.filter { $0.position > start }.prefix(StoreLimits.clamp(limit)).map(Self.header)
             guard let last = changes.last?.position else { return 0 }
             let queued = WebhookFanOut.deliveries(of: changes, to: hooks)
             for delivery in queued { Self.queue(delivery, now: now, replacing: false, in: &state) }
@@ -112,24 +114,22 @@ extension InMemoryStore {
         }
     }
 
-    package func recordDeliveryAttempts(_ attempts: [DeliveryAttempt]) async throws {
-        for attempt in attempts { try limits.checkField(attempt.error ?? "", "error") }
-        try transaction { state in
-            for attempt in attempts {
-                guard
-                    let index = state.deliveries.firstIndex(where: {
-                        $0.id == attempt.deliveryID && $0.state == .pending
-                    })
-                else { continue }
-                state.deliveries[index].state = attempt.state
-                state.deliveries[index].attempts += 1
-                if let next = attempt.nextAttemptAt { state.deliveries[index].nextAttemptAt = StoreTime.truncated(next) }
-                state.deliveries[index].updatedAt = StoreTime.truncated(attempt.at)
-                state.deliveries[index].lastStatus = attempt.status
-                state.deliveries[index].lastError = attempt.error
-                state.deliveries[index].firstAttemptAt =
-                    state.deliveries[index].firstAttemptAt ?? StoreTime.truncated(attempt.at)
-            }
+    /// Records what attempts came to; an attempt for a delivery no longer pending changes nothing.
+    static func record(_ attempts: [DeliveryAttempt], in state: inout State) {
+        for attempt in attempts {
+            guard
+                let index = state.deliveries.firstIndex(where: {
+                    $0.id == attempt.deliveryID && $0.state == .pending
+                })
+            else { continue }
+            state.deliveries[index].state = attempt.state
+            state.deliveries[index].attempts += 1
+            if let next = attempt.nextAttemptAt { state.deliveries[index].nextAttemptAt = StoreTime.truncated(next) }
+            state.deliveries[index].updatedAt = StoreTime.truncated(attempt.at)
+            state.deliveries[index].lastStatus = attempt.status
+            state.deliveries[index].lastError = attempt.error
+            state.deliveries[index].firstAttemptAt =
+                state.deliveries[index].firstAttemptAt ?? StoreTime.truncated(attempt.at)
         }
     }
 

@@ -45,32 +45,64 @@ extension PostgresStore {
         }
     }
 
-    package func queueDeliveries(limit: Int) async throws -> Int {
+    package func recordDeliveryAttempts(_ attempts: [DeliveryAttempt], queueingChanges limit: Int) async throws -> Int {
+        for attempt in attempts { try limits.checkField(attempt.error ?? "", "error") }
+        guard !attempts.isEmpty || limit > 0 else { return 0 }
         let now = StoreTime.milliseconds(self.now())
-        let limit = StoreLimits.clamp(limit)
         let logger = self.logger
-        return try await transaction("webhook fan-out") { connection in
-            // FOR UPDATE: a second dispatcher (a lease that changed hands) waits rather than queueing twice.
-            let hooks = try await Self.rows(
-                "SELECT \(unescaped: StoreSQLNames.webhookColumns) FROM webhook ORDER BY id FOR UPDATE",
-                on: connection, logger: logger
-            ).map { try Self.webhook(Cells($0)) }
-            guard let start = WebhookFanOut.start(of: hooks) else { return 0 }
-            let changes = try await Self.rows(
-                """
-                SELECT \(unescaped: StoreSQLNames.changeHeaderColumns) FROM change_event
-                WHERE position > \(start) ORDER BY position LIMIT \(limit)
-                """, on: connection, logger: logger
-            ).map(Self.changeHeader)
-            guard let last = changes.last?.position else { return 0 }
-            let queued = WebhookFanOut.deliveries(of: changes, to: hooks)
-            if !queued.isEmpty {
-                try await Self.queue(queued, now: now, replacing: false, on: connection, logger: logger)
-            }
-            try await connection.query(
-                "UPDATE webhook SET dispatched_position = \(last) WHERE dispatched_position < \(last)", logger: logger)
-            return changes.count
+        return try await transaction(attempts.isEmpty ? "webhook fan-out" : "delivery attempts") { connection in
+            try await Self.record(attempts, on: connection, logger: logger)
+            guard limit > 0 else { return 0 }
+            return try await Self.queueChanges(limit: StoreLimits.clamp(limit), now: now, on: connection, logger: logger)
         }
+    }
+
+    /// Queues the changes after the subscriptions' positions, at most `limit`, and advances the positions.
+    private static func queueChanges(
+        limit: Int, now: Int64, on connection: PostgresConnection, logger: Logger
+    ) async throws -> Int {
+        // FOR UPDATE: a second dispatcher (a lease that changed hands) waits rather than queueing twice.
+        let hooks = try await Self.rows(
+            "SELECT \(unescaped: StoreSQLNames.webhookColumns) FROM webhook ORDER BY id FOR UPDATE",
+            on: connection, logger: logger
+        ).map { try Self.webhook(Cells($0)) }
+        guard let start = WebhookFanOut.start(of: hooks) else { return 0 }
+        let changes = try await Self.rows(
+            """
+            SELECT \(unescaped: StoreSQLNames.changeHeaderColumns) FROM change_event
+            WHERE position > \(start) ORDER BY position LIMIT \(limit)
+            """, on: connection, logger: logger
+        ).map(Self.changeHeader)
+        guard let last = changes.last?.position else { return 0 }
+        let queued = WebhookFanOut.deliveries(of: changes, to: hooks)
+        if !queued.isEmpty {
+            try await Self.queue(queued, now: now, replacing: false, on: connection, logger: logger)
+        }
+        try await connection.query(
+            "UPDATE webhook SET dispatched_position = \(last) WHERE dispatched_position < \(last)", logger: logger)
+        return changes.count
+    }
+
+    /// Records what attempts came to in one statement; an attempt for a delivery no longer pending changes nothing.
+    private static func record(_ attempts: [DeliveryAttempt], on connection: PostgresConnection, logger: Logger)
+        async throws
+    {
+        guard !attempts.isEmpty else { return }
+        // Arrays cannot carry NULL here, so "none" travels as -1 (times and statuses are never negative) and "" (an
+        // error is never empty), and becomes NULL again in the statement.
+        try await connection.query(
+            """
+            UPDATE webhook_delivery d SET state = a.state, attempts = d.attempts + 1,
+                next_attempt_at = coalesce(nullif(a.next_attempt_at, -1), d.next_attempt_at), updated_at = a.at,
+                last_status = nullif(a.status, -1), last_error = nullif(a.error, ''),
+                first_attempt_at = coalesce(d.first_attempt_at, a.at)
+            FROM unnest(\(attempts.map(\.deliveryID))::bigint[], \(attempts.map(\.state.rawValue))::text[],
+                \(attempts.map { $0.nextAttemptAt.map(StoreTime.milliseconds) ?? -1 })::bigint[],
+                \(attempts.map { StoreTime.milliseconds($0.at) })::bigint[],
+                \(attempts.map { Int64($0.status ?? -1) })::bigint[], \(attempts.map { $0.error ?? "" })::text[])
+                AS a (id, state, next_attempt_at, at, status, error)
+            WHERE d.id = a.id AND d.state = 'pending'
+            """, logger: logger)
     }
 
     /// Inserts deliveries in one statement; an existing one of the same change and webhook is left alone, or, when
@@ -121,25 +153,6 @@ extension PostgresStore {
                 return DueDelivery(
                     delivery: try Self.delivery(cells), url: try cells(12), secret: try cells(13),
                     event: try Self.changeEvent(cells, from: 14))
-            }
-        }
-    }
-
-    package func recordDeliveryAttempts(_ attempts: [DeliveryAttempt]) async throws {
-        guard !attempts.isEmpty else { return }
-        for attempt in attempts { try limits.checkField(attempt.error ?? "", "error") }
-        let logger = self.logger
-        try await transaction("delivery attempts") { connection in
-            for attempt in attempts {
-                try await connection.query(
-                    """
-                    UPDATE webhook_delivery SET state = \(attempt.state.rawValue), attempts = attempts + 1,
-                        next_attempt_at = coalesce(\(attempt.nextAttemptAt.map(StoreTime.milliseconds)), next_attempt_at),
-                        updated_at = \(StoreTime.milliseconds(attempt.at)), last_status = \(attempt.status.map(Int64.init)),
-                        last_error = \(attempt.error),
-                        first_attempt_at = coalesce(first_attempt_at, \(StoreTime.milliseconds(attempt.at)))
-                    WHERE id = \(attempt.deliveryID) AND state = 'pending'
-                    """, logger: logger)
             }
         }
     }

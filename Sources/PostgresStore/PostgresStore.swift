@@ -34,7 +34,7 @@ package final class PostgresStore: ManagedStore {
         package var operationTimeout: Duration = .seconds(30)
         /// Group-commit transactions of ingestions (and, apart, of spooled messages) under way at once, each on a
         /// connection of its own (see ``GroupCommit``).
-        package var writeLanes = 3
+        package var writeLanes = 2
         /// Run the missing migrations when opening (`gateway store status` and `migrate` open without).
         package var migrateOnOpen = true
         package var limits = StoreLimits()

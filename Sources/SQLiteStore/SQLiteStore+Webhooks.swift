@@ -39,34 +39,61 @@ extension SQLiteStore {
         }
     }
 
-    package func queueDeliveries(limit: Int) async throws -> Int {
-        // Look first, on a reader: the write lock is taken only when there is something to queue.
-        let pending = try await reading("webhook fan-out") { db -> Bool in
-            guard let start = try Int64.fetchOne(db, sql: "SELECT min(dispatched_position) FROM webhook") else {
-                return false
+    package func recordDeliveryAttempts(_ attempts: [DeliveryAttempt], queueingChanges limit: Int) async throws -> Int {
+        for attempt in attempts { try limits.checkField(attempt.error ?? "", "error") }
+        if attempts.isEmpty {
+            // Look first, on a reader: the write lock is taken only when there is something to queue.
+            guard limit > 0 else { return 0 }
+            let pending = try await reading("webhook fan-out") { db -> Bool in
+                guard let start = try Int64.fetchOne(db, sql: "SELECT min(dispatched_position) FROM webhook") else {
+                    return false
+                }
+                return try Bool.fetchOne(
+                    db, sql: "SELECT EXISTS (SELECT 1 FROM change_event WHERE position > ?)", arguments: [start]) ?? false
             }
-            return try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM change_event WHERE position > ?)", arguments: [start])
-                ?? false
+            guard pending else { return 0 }
         }
-        guard pending else { return 0 }
         let now = StoreTime.milliseconds(self.now())
-        let limit = StoreLimits.clamp(limit)
-        return try await writing("webhook fan-out") { db in
-            let hooks = try Row.fetchAll(db, sql: "SELECT \(StoreSQLNames.webhookColumns) FROM webhook").map(Self.webhook)
-            guard let start = WebhookFanOut.start(of: hooks) else { return 0 }
-            let changes = try Row.fetchAll(
-                db.cachedStatement(
-                    sql: "SELECT \(StoreSQLNames.changeHeaderColumns) FROM change_event WHERE position > ? ORDER BY position LIMIT ?"),
-                arguments: [start, limit]
-            ).map(Self.changeHeader)
-            guard let last = changes.last?.position else { return 0 }
-            let queued = WebhookFanOut.deliveries(of: changes, to: hooks)
-            for delivery in queued {
-                try Self.queue(delivery, now: now, replacing: false, in: db)
-            }
-            try db.cachedStatement(sql: "UPDATE webhook SET dispatched_position = ? WHERE dispatched_position < ?")
-                .execute(arguments: [last, last])
-            return changes.count
+        return try await writing(attempts.isEmpty ? "webhook fan-out" : "delivery attempts") { db in
+            try Self.record(attempts, in: db)
+            return limit > 0 ? try Self.queueChanges(limit: StoreLimits.clamp(limit), now: now, in: db) : 0
+        }
+    }
+
+    /// Queues the changes after the subscriptions' positions, at most `limit`, and advances the positions.
+    private static func queueChanges(limit: Int, now: Int64, in db: Database) throws -> Int {
+        let hooks = try Row.fetchAll(db, sql: "SELECT \(StoreSQLNames.webhookColumns) FROM webhook").map(Self.webhook)
+        guard let start = WebhookFanOut.start(of: hooks) else { return 0 }
+        let changes = try Row.fetchAll(
+            db.cachedStatement(
+                sql: "SELECT \(StoreSQLNames.changeHeaderColumns) FROM change_event WHERE position > ? ORDER BY position LIMIT ?"),
+            arguments: [start, limit]
+        ).map(Self.changeHeader)
+        guard let last = changes.last?.position else { return 0 }
+        let queued = WebhookFanOut.deliveries(of: changes, to: hooks)
+        for delivery in queued {
+            try Self.queue(delivery, now: now, replacing: false, in: db)
+        }
+        try db.cachedStatement(sql: "UPDATE webhook SET dispatched_position = ? WHERE dispatched_position < ?")
+            .execute(arguments: [last, last])
+        return changes.count
+    }
+
+    /// Records what attempts came to; an attempt for a delivery no longer pending changes nothing.
+    private static func record(_ attempts: [DeliveryAttempt], in db: Database) throws {
+        for attempt in attempts {
+            try db.cachedStatement(
+                sql: """
+                    UPDATE webhook_delivery SET state = ?, attempts = attempts + 1,
+                        next_attempt_at = coalesce(?, next_attempt_at), updated_at = ?, last_status = ?, last_error = ?,
+                        first_attempt_at = coalesce(first_attempt_at, ?)
+                    WHERE id = ? AND state = 'pending'
+                    """
+            ).execute(arguments: [
+                attempt.state.rawValue, attempt.nextAttemptAt.map(StoreTime.milliseconds),
+                StoreTime.milliseconds(attempt.at), attempt.status, attempt.error, StoreTime.milliseconds(attempt.at),
+                attempt.deliveryID,
+            ])
         }
     }
 
@@ -114,27 +141,6 @@ extension SQLiteStore {
                 DueDelivery(
                     delivery: try Self.delivery(row), url: try Self.column(row, 12), secret: try Self.column(row, 13),
                     event: try Self.changeEvent(row, from: 14))
-            }
-        }
-    }
-
-    package func recordDeliveryAttempts(_ attempts: [DeliveryAttempt]) async throws {
-        guard !attempts.isEmpty else { return }
-        for attempt in attempts { try limits.checkField(attempt.error ?? "", "error") }
-        try await writing("delivery attempts") { db in
-            for attempt in attempts {
-                try db.cachedStatement(
-                    sql: """
-                        UPDATE webhook_delivery SET state = ?, attempts = attempts + 1,
-                            next_attempt_at = coalesce(?, next_attempt_at), updated_at = ?, last_status = ?, last_error = ?,
-                            first_attempt_at = coalesce(first_attempt_at, ?)
-                        WHERE id = ? AND state = 'pending'
-                        """
-                ).execute(arguments: [
-                    attempt.state.rawValue, attempt.nextAttemptAt.map(StoreTime.milliseconds),
-                    StoreTime.milliseconds(attempt.at), attempt.status, attempt.error, StoreTime.milliseconds(attempt.at),
-                    attempt.deliveryID,
-                ])
             }
         }
     }

@@ -126,7 +126,7 @@ package struct DueDelivery: Hashable, Sendable {
     }
 }
 
-/// What one attempt came to, as the dispatcher decided it (``WebhookStore/recordDeliveryAttempts(_:)``).
+/// What one attempt came to, as the dispatcher decided it (``WebhookStore/recordDeliveryAttempts(_:queueingChanges:)``).
 package struct DeliveryAttempt: Hashable, Sendable {
     package var deliveryID: Int64
     /// `delivered`, `pending` (try again at ``nextAttemptAt``) or `dead`.

@@ -1,7 +1,7 @@
 package import Foundation
 
 /// Webhook subscriptions and their deliveries (DESIGN.md, "Publishing changes"): the outbox's changes are queued for
-/// each subscription that covers them (``queueDeliveries(limit:)``, the fan-out of ``WebhookFanOut``), and the
+/// each subscription that covers them (``recordDeliveryAttempts(_:queueingChanges:)``, the fan-out of ``WebhookFanOut``), and the
 /// dispatcher takes the due ones, attempts them and records what happened. Every change is queued from the outbox,
 /// which is written with the change itself: a gateway killed between the change and the delivery delivers after
 /// its restart.
@@ -20,17 +20,17 @@ package protocol WebhookStore: Sendable {
     /// Removes subscription `id` and its deliveries. - Returns: false when there was none.
     func removeWebhook(id: Int64) async throws -> Bool
 
-    /// Queues, for every subscription, the committed changes after its ``Webhook/dispatchedPosition`` that it
-    /// covers, reading at most `limit` changes, in one transaction that also advances the positions.
-    /// - Returns: How many changes were read: 0 when every subscription is up to date.
-    func queueDeliveries(limit: Int) async throws -> Int
+    /// The dispatcher's one write per batch, in one transaction: records what `attempts` came to (an attempt for a
+    /// delivery that is no longer pending changes nothing), then queues, for every subscription, the committed
+    /// changes after its ``Webhook/dispatchedPosition`` that it covers (the fan-out of ``WebhookFanOut``), reading at
+    /// most `limit` changes (none when `limit` is 0), and advances the positions. Takes no write lock when there is
+    /// nothing to record or queue.
+    /// - Returns: How many changes were read for queueing: 0 when every subscription is up to date.
+    func recordDeliveryAttempts(_ attempts: [DeliveryAttempt], queueingChanges limit: Int) async throws -> Int
 
     /// Pending deliveries due at `now`, at most `limit`, each the oldest pending one of its reservation for its
     /// webhook (so that a reservation's changes are delivered in order), oldest first.
     func dueDeliveries(at now: Date, limit: Int) async throws -> [DueDelivery]
-
-    /// Records what attempts came to, in one transaction.
-    func recordDeliveryAttempts(_ attempts: [DeliveryAttempt]) async throws
 
     /// The latest deliveries, newest first, of one subscription or all, in one state or all.
     func deliveries(webhookID: Int64?, state: WebhookDelivery.State?, limit: Int) async throws -> [WebhookDelivery]
@@ -39,6 +39,19 @@ package protocol WebhookStore: Sendable {
     /// (delivered and dead ones included; at most 10 000). - Returns: How many were queued, nil when there is no such
     /// subscription.
     func replayDeliveries(webhookID: Int64, since: Date) async throws -> Int?
+}
+
+extension WebhookStore {
+    /// Queues the changes after each subscription's position that it covers, reading at most `limit` (see
+    /// ``recordDeliveryAttempts(_:queueingChanges:)``). - Returns: How many changes were read.
+    package func queueDeliveries(limit: Int) async throws -> Int {
+        try await recordDeliveryAttempts([], queueingChanges: max(limit, 1))
+    }
+
+    /// Records what attempts came to, in one transaction.
+    package func recordDeliveryAttempts(_ attempts: [DeliveryAttempt]) async throws {
+        _ = try await recordDeliveryAttempts(attempts, queueingChanges: 0)
+    }
 }
 
 /// The header of a change: what the fan-out needs to decide who gets it, without its content.

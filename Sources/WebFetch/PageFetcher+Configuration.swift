@@ -28,6 +28,8 @@ extension PageFetcher {
         package var isHostAllowed: @Sendable (String) async -> Bool
         /// Sent as User-Agent.
         package var userAgent: String
+        /// How connections are kept between POSTs (page fetches use a connection each).
+        package var keepAlive: KeepAlive
 
         package init(
             additionalTrustRootFiles: [String] = [],
@@ -38,6 +40,7 @@ extension PageFetcher {
             acceptedContentTypes: Set<String> = ["text/html", "application/xhtml+xml"],
             allowingUnverifiedSources: Bool = false,
             userAgent: String = "gateway-webfetch/1.0",
+            keepAlive: KeepAlive = KeepAlive(),
             isHostAllowed: @escaping @Sendable (String) async -> Bool = { _ in false }
         ) {
             self.additionalTrustRootFiles = additionalTrustRootFiles
@@ -48,7 +51,28 @@ extension PageFetcher {
             self.acceptedContentTypes = acceptedContentTypes
             self.allowingUnverifiedSources = allowingUnverifiedSources
             self.userAgent = userAgent
+            self.keepAlive = keepAlive
             self.isHostAllowed = isHostAllowed
+        }
+    }
+
+    /// Connections kept open between POSTs to one origin (RFC 9112 §9.3); see ``ConnectionPool``.
+    package struct KeepAlive: Sendable, Hashable {
+        /// An idle connection is closed after this long (default 10 s, below the idle timeouts common servers use,
+        /// so that the gateway rather than the server usually ends it).
+        package var idleTimeout: Duration
+        /// Idle connections kept per origin at most (default 16, the webhook dispatcher's default concurrency).
+        package var maximumIdlePerOrigin: Int
+        /// A host's addresses are looked up and checked against the address policy again after this long (default
+        /// 30 s); a kept connection is used only while its address is among them.
+        package var addressLifetime: Duration
+
+        package init(
+            idleTimeout: Duration = .seconds(10), maximumIdlePerOrigin: Int = 16, addressLifetime: Duration = .seconds(30)
+        ) {
+            self.idleTimeout = idleTimeout
+            self.maximumIdlePerOrigin = maximumIdlePerOrigin
+            self.addressLifetime = addressLifetime
         }
     }
 

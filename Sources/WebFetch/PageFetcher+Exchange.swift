@@ -60,10 +60,21 @@ extension PageFetcher {
     }
 
     /// Opens the TCP connection to exactly `address` (no name resolution happens here) and sets
-    /// up TLS for the target's host name and HTTP/1.1.
+    /// up TLS for the target's host name and HTTP/1.1, for one exchange.
     func connect(
         to address: IPAddress, for target: PageTarget, observation: TLSObservation, deadlines: Deadlines
     ) async throws(FetchError) -> NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart> {
+        try await connect(to: address, for: target, observation: observation, deadlines: deadlines) { channel in
+            try NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>(wrappingChannelSynchronously: channel)
+        }
+    }
+
+    /// Opens the TCP connection to exactly `address`, sets up TLS and the HTTP/1.1 client handlers, then lets
+    /// `finish` add what reads the responses (on the channel's event loop) and make what is returned.
+    func connect<Connection: Sendable>(
+        to address: IPAddress, for target: PageTarget, observation: TLSObservation, deadlines: Deadlines,
+        finish: @escaping @Sendable (any Channel) throws -> Connection
+    ) async throws(FetchError) -> Connection {
         let remaining = deadlines.earlier - .now()
         guard remaining > .zero else { throw deadlines.timeout(for: target) }
         let socketAddress: SocketAddress
@@ -93,8 +104,7 @@ extension PageFetcher {
                             try pipeline.addHandler(HandshakeObserver(observation: observation))
                         }
                         try pipeline.addHTTPClientHandlers()
-                        return try NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>(
-                            wrappingChannelSynchronously: channel)
+                        return try finish(channel)
                     }
                 }
         } catch ChannelError.connectTimeout {

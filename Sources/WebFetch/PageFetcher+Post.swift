@@ -4,8 +4,8 @@ internal import NIOHTTP1
 
 /// A POST with the fetcher's guarantees (a webhook delivery): the same URL rules, address policy (the SSRF guard,
 /// checked on the address actually connected to), trust store and host map as a page fetch, under the same time
-/// limits, with a bound on the response read. Redirects are not followed: a delivery goes where it was subscribed, and
-/// a 3xx is an answer like any other non-2xx.
+/// limits, with a bound on the response read, over connections kept between requests. Redirects are not followed: a
+/// delivery goes where it was subscribed, and a 3xx is an answer like any other non-2xx.
 extension PageFetcher {
     /// What the receiver answered.
     package struct PostResponse: Sendable, Hashable {
@@ -25,118 +25,116 @@ extension PageFetcher {
         package var isSuccess: Bool { (200...299).contains(statusCode) }
     }
 
-    /// POSTs `body` to `url` with `headers` (besides Host, User-Agent, Content-Length and Connection, which this
-    /// sets), and reads the response within the limits: `timeToFirstByte` for the response head (name lookup,
-    /// connection and TLS included), `total` for all of it, `maximumBodyBytes` for its body.
+    /// POSTs `body` to `url` with `headers` (besides Host, User-Agent and Content-Length, which this sets), and reads
+    /// the response within the limits: `timeToFirstByte` for the response head (name lookup, connection and TLS
+    /// included), `total` for all of it, `maximumBodyBytes` for its body.
+    ///
+    /// The connection is kept for the next POST to the same origin when the response allows it (``ConnectionPool``
+    /// says what is checked before one is used again). A request that fails on a kept connection before any part of
+    /// a response arrived (the server closed it while it was idle) is sent once more, on a new connection: the
+    /// receiver may see it twice only if it had received it and closed without answering, which at-least-once
+    /// receivers handle anyway (webhook receivers deduplicate by `webhook-id`).
     /// - Throws: a ``FetchError`` when no answer was read: the URL or its address refused, no connection, TLS or the
     ///   certificate failed, a deadline passed, the response was malformed or too large.
     package func post(_ url: URL, body: [UInt8], headers: [(String, String)]) async throws(FetchError) -> PostResponse {
         let limits = configuration.limits
-        let target = try PageTarget(url, allowingHTTP: configuration.allowingUnverifiedSources)
+        let target = try postConnections.target(url, allowingHTTP: configuration.allowingUnverifiedSources)
         let deadlines = Deadlines(
             firstByte: NIODeadline.now() + TimeAmount(limits.timeToFirstByte),
             total: NIODeadline.now() + TimeAmount(limits.total), limits: limits)
-        let addresses = try await checkedAddresses(of: target, deadlines: deadlines)
+        let origin = ConnectionPool.Origin(target)
+        let addresses: [IPAddress]
+        if let known = postConnections.addresses(of: origin) {
+            addresses = known
+        } else {
+            addresses = try await checkedAddresses(of: target, deadlines: deadlines)
+            postConnections.remember(addresses, of: origin)
+        }
+        var request = HTTPHeaders()
+        request.add(name: "Host", value: target.hostHeader)
+        request.add(name: "User-Agent", value: configuration.userAgent)
+        for (name, value) in headers { request.add(name: name, value: value) }
+        request.add(name: "Content-Length", value: String(body.count))
+        let head = HTTPRequestHead(version: .http1_1, method: .POST, uri: target.requestTarget, headers: request)
+        let buffer = ByteBuffer(bytes: body)
+
+        if let kept = postConnections.take(origin, among: addresses),
+            let response = try await exchange(head, buffer, on: kept, reused: true, target: target, deadlines: deadlines)
+        {
+            return response
+        }
         var failure: FetchError?
         for address in addresses {
             let observation = TLSObservation()
-            let channel: NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>
+            let connection: PooledConnection
             do {
-                channel = try await connect(to: address, for: target, observation: observation, deadlines: deadlines)
+                connection = try await connect(
+                    to: address, for: target, observation: observation, deadlines: deadlines
+                ) { channel in
+                    try PooledConnection(channel: channel, origin: origin, address: address, observation: observation)
+                }
             } catch {
                 if error.code == .connectionFailed {
                     failure = error
-                    continue
+                    continue  // the next checked address, if any
                 }
                 throw error
             }
-            return try await send(
-                body, headers: headers, over: channel, to: target, address: address, observation: observation,
-                deadlines: deadlines)
+            if let response = try await exchange(
+                head, buffer, on: connection, reused: false, target: target, deadlines: deadlines)
+            {
+                return response
+            }
         }
         throw failure ?? FetchError(code: .connectionFailed, reason: "\(target.origin) has no address to connect to")
     }
 
-    private func send(
-        _ body: [UInt8], headers extra: [(String, String)],
-        over asyncChannel: NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>, to target: PageTarget,
-        address: IPAddress, observation: TLSObservation, deadlines: Deadlines
-    ) async throws(FetchError) -> PostResponse {
-        let channel = asyncChannel.channel
+    /// One request on `connection` under the deadlines; keeps the connection afterwards if the answer allows it.
+    /// - Returns: the answer, or nil when `reused` and the connection failed before any part of an answer arrived.
+    private func exchange(
+        _ request: HTTPRequestHead, _ body: ByteBuffer, on connection: PooledConnection, reused: Bool,
+        target: PageTarget, deadlines: Deadlines
+    ) async throws(FetchError) -> PostResponse? {
         let watchdog = Watchdog()
-        let timers = Self.armDeadlines(deadlines, on: channel, watchdog: watchdog)
-        defer { timers.cancel() }
-        var headers = HTTPHeaders()
-        headers.add(name: "Host", value: target.hostHeader)
-        headers.add(name: "User-Agent", value: configuration.userAgent)
-        for (name, value) in extra { headers.add(name: name, value: value) }
-        headers.add(name: "Content-Length", value: String(body.count))
-        headers.add(name: "Connection", value: "close")
-        let request = HTTPRequestHead(version: .http1_1, method: .POST, uri: target.requestTarget, headers: headers)
-        let limit = configuration.limits.maximumBodyBytes
+        let answer: PostExchangeHandler.Answer
         do {
-            return try await asyncChannel.executeThenClose { inbound, outbound in
-                try? await outbound.write(
-                    contentsOf: [.head(request), .body(.byteBuffer(ByteBuffer(bytes: body))), .end(nil)])
-                var parts = inbound.makeAsyncIterator()
-                var informational = 0
-                var head: HTTPResponseHead?
-                while head == nil {
-                    guard let part = try await parts.next() else {
-                        throw FetchError(
-                            code: .connectionFailed, reason: "\(target.origin) closed the connection without answering")
-                    }
-                    guard case .head(let received) = part else {
-                        throw FetchError(code: .responseMalformed, reason: "\(target.origin) sent a body before a head")
-                    }
-                    if received.status.code >= 100, received.status.code < 200 {
-                        informational += 1
-                        guard informational <= Self.maximumInformationalResponses else {
-                            throw FetchError(
-                                code: .responseMalformed,
-                                reason: "\(target.origin) sent more than \(Self.maximumInformationalResponses) 1xx responses")
-                        }
-                        continue
-                    }
-                    head = received
-                }
-                guard let head else { preconditionFailure("loop exits only with a head") }
-                guard watchdog.disarmFirstByte() else { throw deadlines.firstByteTimeout(for: target) }
-                timers.firstByte.cancel()
-                if let length = head.headers.first(name: "content-length").flatMap({ Int($0) }), length > limit {
-                    throw Self.answerTooLarge(target, limit: limit)
-                }
-                var received: [UInt8] = []
-                reading: while true {
-                    guard let part = try await parts.next() else {
-                        throw FetchError(
-                            code: .connectionFailed,
-                            reason: "\(target.origin) closed the connection before the response was complete")
-                    }
-                    switch part {
-                    case .body(let buffer):
-                        guard buffer.readableBytes <= limit - received.count else {
-                            throw Self.answerTooLarge(target, limit: limit)
-                        }
-                        received.append(contentsOf: buffer.readableBytesView)
-                    case .end:
-                        guard watchdog.finish() else { throw deadlines.totalTimeout(for: target) }
-                        break reading
-                    case .head:
-                        throw FetchError(code: .responseMalformed, reason: "\(target.origin) sent a second response head")
-                    }
-                }
-                return PostResponse(
-                    statusCode: Int(head.status.code), body: received, connectedAddress: address.description)
-            }
+            answer = try await connection.exchange(
+                request, body: body, target: target, limit: configuration.limits.maximumBodyBytes,
+                deadlines: deadlines, watchdog: watchdog)
         } catch {
-            throw classify(error, target: target, watchdog: watchdog, observation: observation, deadlines: deadlines)
+            connection.close()
+            let failure = error as? ExchangeFailure
+            if reused, failure?.answered == false, watchdog.fired == nil, !(failure?.underlying is HTTPParserError) {
+                return nil
+            }
+            let cause =
+                failure?.underlying
+                ?? FetchError(
+                    code: .connectionFailed,
+                    reason: failure?.answered == true
+                        ? "\(target.origin) closed the connection before the response was complete"
+                        : "\(target.origin) closed the connection without answering")
+            throw classify(
+                cause, target: target, watchdog: watchdog, observation: connection.observation, deadlines: deadlines)
         }
+        guard watchdog.finish() else {
+            connection.close()
+            throw deadlines.totalTimeout(for: target)
+        }
+        let status = Int(answer.head.status.code)
+        // Kept only after a complete answer that allows it; a redirect is not followed, and its connection is not
+        // the one deliveries should go on using.
+        if answer.head.isKeepAlive && !(300...399).contains(status) {
+            postConnections.keep(connection)
+        } else {
+            connection.close()
+        }
+        return PostResponse(statusCode: status, body: answer.body, connectedAddress: connection.address.description)
     }
 
-    private static func answerTooLarge(_ target: PageTarget, limit: Int) -> FetchError {
-        FetchError(
-            code: .tooLarge, reason: "\(target.origin) answered with more than \(limit) bytes; answer with a short body")
+    /// Closes the connections kept between POSTs, and keeps none from now on (at the end of a dispatcher's life).
+    package func closeConnections() async {
+        await postConnections.close()
     }
 }
 

@@ -16,6 +16,8 @@ package struct PageFetcher: Sendable {
     /// Made once: loading the system trust store is the expensive part.
     let trustStore: TrustStore
     let tlsContext: NIOSSLContext
+    /// Connections kept between POSTs (shared by the copies of this fetcher).
+    let postConnections: ConnectionPool
 
     /// Prepares a fetcher; loads the system trust store and the extra bundles.
     /// - Throws: `web.trust-bundle-invalid` when an extra bundle cannot be read or holds no certificate.
@@ -25,6 +27,7 @@ package struct PageFetcher: Sendable {
     ) throws(FetchError) {
         self.configuration = configuration
         self.eventLoopGroup = eventLoopGroup
+        postConnections = ConnectionPool(keepAlive: configuration.keepAlive)
         trustStore = try TrustStore(additionalBundles: configuration.additionalTrustRootFiles)
         // RFC 8446/5246: TLS 1.2 or later. The chain and host name are verified by `trustStore` in
         // the custom verification callback (see TrustStore for why), and NIOSSL checks the host
@@ -38,9 +41,9 @@ package struct PageFetcher: Sendable {
         tls.certificateVerification =
             configuration.allowingUnverifiedSources ? .noHostnameVerification : .fullVerification
         tls.applicationProtocols = ["http/1.1"]
-        // The request says Connection: close and the body's end is known from HTTP framing, so
-        // nothing waits on the server's close_notify: closing (done, refused or timed out) must
-        // not wait NIOSSL's default 5 s for a slow or silent server.
+        // A page request says Connection: close, and every body's end is known from HTTP framing,
+        // so nothing waits on the server's close_notify: closing (done, refused, timed out or idle)
+        // must not wait NIOSSL's default 5 s for a slow or silent server.
         tls.shutdownTimeout = .milliseconds(200)
         do {
             tlsContext = try NIOSSLContext(configuration: tls)

@@ -126,6 +126,46 @@ struct WebhookStoreTests {
         }
     }
 
+    /// The dispatcher's one write per batch: the attempts that came back and the changes committed meanwhile.
+    @Test(arguments: StoreBackend.all) func oneWriteRecordsAttemptsAndQueuesNewChanges(backend: StoreBackend)
+        async throws
+    {
+        let clock = TestClock()
+        try await withStore(backend, clock: clock) { store in
+            let hook = try await store.addWebhook(
+                url: "https://hooks.example/", owner: nil, domain: nil, types: [], secret: Self.secret, by: "test")
+            #expect(try await store.recordDeliveryAttempts([], queueingChanges: 100) == 0)
+            _ = try await store.apply([Sample.flight(item: "A"), Sample.flight(item: "B")])
+            // Nothing queued when asked for no changes.
+            #expect(try await store.recordDeliveryAttempts([], queueingChanges: 0) == 0)
+            #expect(try await store.dueDeliveries(at: clock.now, limit: 10).isEmpty)
+            #expect(try await store.recordDeliveryAttempts([], queueingChanges: 100) == 2)
+            let first = try await store.dueDeliveries(at: clock.now, limit: 10)
+            #expect(first.map(\.event.reservation.itemReference) == ["A", "B"])
+
+            _ = try await store.apply([Sample.flight(item: "A", gate: "2"), Sample.flight(item: "C")])
+            let attempts = [
+                DeliveryAttempt(deliveryID: first[0].delivery.id, state: .delivered, status: 204, at: clock.now),
+                DeliveryAttempt(
+                    deliveryID: first[1].delivery.id, state: .pending, nextAttemptAt: clock.now + 60, status: nil,
+                    error: "web.timeout: too slow", at: clock.now),
+            ]
+            // At most one change queued per call here: the rest on the next.
+            #expect(try await store.recordDeliveryAttempts(attempts, queueingChanges: 1) == 1)
+            #expect(try await store.recordDeliveryAttempts([], queueingChanges: 1) == 1)
+            #expect(try await store.recordDeliveryAttempts([], queueingChanges: 1) == 0)
+            let all = try await store.deliveries(webhookID: hook.id, state: nil, limit: 10)
+            let byPosition = Dictionary(uniqueKeysWithValues: all.map { ($0.position, $0) })
+            #expect(byPosition[1]?.state == .delivered && byPosition[1]?.lastStatus == 204)
+            #expect(byPosition[2]?.state == .pending && byPosition[2]?.attempts == 1)
+            #expect(byPosition[2]?.lastStatus == nil && byPosition[2]?.lastError == "web.timeout: too slow")
+            #expect(byPosition[2]?.firstAttemptAt == clock.now)
+            #expect(try await store.webhooks().first?.dispatchedPosition == 4)
+            // A's update follows its delivered first change; B waits for its retry; C is new.
+            #expect(try await store.dueDeliveries(at: clock.now, limit: 10).map(\.event.position) == [3, 4])
+        }
+    }
+
     /// Two dispatchers (a lease that changed hands) queueing at once queue each change once.
     @Test(arguments: StoreBackend.all) func queueingFromTwoStoresAtOnceQueuesEachChangeOnce(backend: StoreBackend)
         async throws
