@@ -479,16 +479,18 @@ enum JSONLDScriptScanner {
                 || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
         }
 
-        /// The first letters of `ForwardSeparator.phrases`, in any case.
-        private func isPhraseStart(_ byte: UInt8) -> Bool {
-            switch byte | 0x20 {
-            case UInt8(ascii: "o"), UInt8(ascii: "f"), UInt8(ascii: "u"), UInt8(ascii: "w"), UInt8(ascii: "m"),
-                UInt8(ascii: "d"):
-                return true
-            default:
-                return false
+        /// The first letters of `ForwardSeparator.phrases`, in any case (ASCII letters are compared folded).
+        private static let phraseStarts: [Bool] = {
+            var table = [Bool](repeating: false, count: 256)
+            for phrase in ForwardSeparator.phrases {
+                guard let first = phrase.first else { continue }
+                table[Int(first)] = true
+                if first >= UInt8(ascii: "a") && first <= UInt8(ascii: "z") { table[Int(first & 0xDF)] = true }
             }
-        }
+            return table
+        }()
+
+        private func isPhraseStart(_ byte: UInt8) -> Bool { Self.phraseStarts[Int(byte)] }
     }
 }
 
