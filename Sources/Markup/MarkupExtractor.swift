@@ -37,6 +37,10 @@ package struct MarkupExtractor: Sendable {
         /// Element visits spent crawling Microdata items and gathering their text
         /// (`markup.microdata-too-complex`); a well-formed page needs about one per element.
         package var maxMicrodataSteps = 10_000_000
+        /// Reads a document with no Microdata, nothing quoted and nothing unusual without libxml2, finding its
+        /// JSON-LD scripts with a byte scan (`JSONLDScriptScanner`); the result is the same either way. Off
+        /// only to compare the two readings.
+        package var scansJSONLDOnlyDocuments = true
 
         package init() {}
     }
@@ -79,6 +83,20 @@ package struct MarkupExtractor: Sendable {
                     + "\(configuration.maxAttributesPerElement) attributes; the document was read only up to it"
             )
             input = input[..<offset]
+        } else if configuration.scansJSONLDOnlyDocuments,
+            let scripts = input.withUnsafeBufferPointer({
+                JSONLDScriptScanner.scripts(in: $0, configuration: configuration)
+            })
+        {
+            // The same blocks, paths and reader as below, without the parse. (The start tag scan above stays: where
+            // it stops at a tag, so does this reading, whatever the scanner thinks of the tag.)
+            var nodes: [SchemaNode] = []
+            for (number, script) in scripts.enumerated() where !state.isFull {
+                let start = input.startIndex
+                let text = Array(input[start + script.lowerBound..<start + script.upperBound])
+                nodes += JSONLDReader.read(text, path: "script[\(number + 1)]", state: &state)
+            }
+            return MarkupGraph(nodes: nodes, diagnostics: state.finishedDiagnostics())
         }
         let document = input.withUnsafeBufferPointer {
             HTMLDocument(utf8: $0, maxElementDepth: configuration.maxElementDepth)
@@ -112,6 +130,18 @@ package struct MarkupExtractor: Sendable {
             nodes += MicrodataReader.read(document, state: &state)
         }
         return MarkupGraph(nodes: nodes, diagnostics: state.finishedDiagnostics())
+    }
+
+    /// Whether `extract(html:encoding:)` reads this document without libxml2 (see
+    /// `Configuration.scansJSONLDOnlyDocuments`), for tests and benchmarks.
+    package func scansWithoutParsing(html: [UInt8], encoding: String? = nil) -> Bool {
+        guard configuration.scansJSONLDOnlyDocuments, html.count <= configuration.maxDocumentBytes else { return false }
+        var state = ExtractionState(configuration: configuration)
+        let input = HTMLInput.utf8(html, declaredEncoding: encoding, state: &state)
+        return input.withUnsafeBufferPointer {
+            StartTagScanner.firstTagExceeding(configuration.maxAttributesPerElement, in: $0) == nil
+                && JSONLDScriptScanner.scripts(in: $0, configuration: configuration) != nil
+        }
     }
 
     static func quotedMessage(_ what: String) -> String {
