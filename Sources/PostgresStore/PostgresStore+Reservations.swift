@@ -108,8 +108,7 @@ extension PostgresStore {
         let rows = try await rows(
             Prepared.LifecycleRead.self,
             """
-            SELECT record.*, profile.\(unescaped: StoreSQLNames.ownerProfileColumns.replacingOccurrences(of: ", ", with: ", profile.")),
-                preference.\(unescaped: StoreSQLNames.senderPreferenceColumns.replacingOccurrences(of: ", ", with: ", preference."))
+            SELECT record.*, \(unescaped: Self.lifecycleOwnerColumns)
             FROM (SELECT 1) AS one
             LEFT JOIN LATERAL (
                 SELECT \(unescaped: StoreSQLNames.versionColumns) FROM reservation
@@ -292,6 +291,17 @@ extension PostgresStore {
     /// (``StoreSQLNames/versionColumns``), then after the profile's 5.
     static let lifecycleProfileColumn = 16
     static let lifecyclePreferenceColumn = 21
+    /// The profile's and the preference's columns in the lifecycle's read, qualified by their tables' names there
+    /// (made once, not at every email's read).
+    static let lifecycleOwnerColumns =
+        qualified(StoreSQLNames.ownerProfileColumns, by: "profile") + ", "
+        + qualified(StoreSQLNames.senderPreferenceColumns, by: "preference")
+
+    /// `a, b` as `table.a, table.b`.
+    private static func qualified(_ columns: String, by table: String) -> String {
+        columns.split(separator: ",").map { "\(table).\($0.trimmingCharacters(in: .whitespacesAndNewlines))" }
+            .joined(separator: ", ")
+    }
 
     /// Executes one write of a lifecycle plan: SQL and nothing more.
     static func execute(_ write: LifecycleWrite, on connection: PostgresConnection, logger: Logger) async throws {
