@@ -156,18 +156,7 @@ struct PostgresStoreTests {
         try await running(stores) { _ in
             _ = try await stores[0].apply(Sample.flight(item: "HELD", owner: Sample.bob))
             let before = try await stores[0].latestChangePosition()
-            /// Waits until a session of the database is in `state` (at most 30 s).
-            func waitFor(_ condition: String) async throws {
-                let deadline = ContinuousClock.now + .seconds(30)
-                while try await server.psql(
-                    "SELECT count(*) FROM pg_stat_activity WHERE datname = '\(name)' AND pid <> pg_backend_pid() AND \(condition)",
-                    database: name)
-                    == "0\n"
-                {
-                    guard ContinuousClock.now < deadline else { throw FixtureError("no session came to \(condition)") }
-                    try await Task.sleep(for: .milliseconds(50))
-                }
-            }
+            let sessions = DatabaseSessions(server: server, database: name)
             // Another session holds the record's row until the test ends its wait (at most 60 s): a fixed hold would
             // end before A reaches the row on a loaded machine.
             let holder = Task {
@@ -175,14 +164,14 @@ struct PostgresStoreTests {
                     "BEGIN; SELECT id FROM reservation WHERE item_reference = 'HELD' FOR UPDATE; SELECT pg_sleep(60); COMMIT;",
                     database: name)
             }
-            try await waitFor("query LIKE '%pg_sleep(60)%' AND state = 'active'")
+            try await sessions.waitFor("query LIKE '%pg_sleep(60)%' AND state = 'active'")
             // A: a new booking (its change recorded), then an update of the held record, which waits.
             let slow = Task {
                 try await stores[0].ingest(
                     [Sample.flight(item: "FIRST-RECORDED"), Sample.flight(item: "HELD", owner: Sample.bob, gate: "Z9")],
                     decision: DecisionLogTests.entry(hours: 1, domain: Sample.domain))
             }
-            try await waitFor("wait_event_type = 'Lock'")
+            try await sessions.waitFor("wait_event_type = 'Lock'")
             // B commits meanwhile (another owner: no lock of A's in its way); a reader sees B's change and moves its
             // cursor past it.
             _ = try await stores[1].apply(Sample.flight(item: "COMMITTED-FIRST", owner: OwnerAddress("carol@example.org")!))
@@ -191,9 +180,7 @@ struct PostgresStoreTests {
             let cursor = try #require(seen.last?.position)
             // A commits once the row is free (the holder's wait cancelled: its transaction ends, the row lock with
             // it): its changes come after the reader's cursor.
-            _ = try await server.psql(
-                "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE datname = '\(name)' AND query LIKE '%pg_sleep(60)%' AND pid <> pg_backend_pid()",
-                database: name)
+            try await sessions.cancelSleepers()
             _ = await holder.value
             _ = try await slow.value
             let later = try await stores[1].changes(after: cursor, scope: .all, limit: 100)
@@ -209,33 +196,18 @@ struct PostgresStoreTests {
         let (server, name, settings) = try await StoreBackend.postgresDatabase()
         let store = try await PostgresStore.open(settings)
         try await running([store]) { _ in
-            func sessions(_ condition: String) async throws -> Int {
-                Int(
-                    try await server.psql(
-                        "SELECT count(*) FROM pg_stat_activity WHERE datname = '\(name)' AND pid <> pg_backend_pid() AND \(condition)",
-                        database: name
-                    ).trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
-            }
-            func waitFor(_ condition: String) async throws {
-                let deadline = ContinuousClock.now + .seconds(30)
-                while try await sessions(condition) == 0 {
-                    guard ContinuousClock.now < deadline else { throw FixtureError("no session came to \(condition)") }
-                    try await Task.sleep(for: .milliseconds(50))
-                }
-            }
+            let sessions = DatabaseSessions(server: server, database: name)
             /// Another session holds `lock` until cancelled (at most 60 s).
             func hold(_ lock: Int64) async throws -> Task<Void, Never> {
                 let holder = Task {
                     _ = try? await server.psql(
                         "BEGIN; SELECT pg_advisory_xact_lock(\(lock)); SELECT pg_sleep(60); COMMIT;", database: name)
                 }
-                try await waitFor("query LIKE '%pg_sleep(60)%' AND state = 'active'")
+                try await sessions.waitFor("query LIKE '%pg_sleep(60)%' AND state = 'active'")
                 return holder
             }
             func release(_ holder: Task<Void, Never>) async throws {
-                _ = try await server.psql(
-                    "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE datname = '\(name)' AND query LIKE '%pg_sleep(60)%' AND pid <> pg_backend_pid()",
-                    database: name)
+                try await sessions.cancelSleepers()
                 await holder.value
             }
             func ingest(_ booking: String) -> Task<Void, any Error> {
@@ -250,9 +222,9 @@ struct PostgresStoreTests {
             let bookingA = try await hold(
                 PostgresStore.lockKey(owner: Sample.owner, sourceDomain: Sample.domain, reference: "BOOKA"))
             let first = ingest("BOOKA")
-            try await waitFor("wait_event_type = 'Lock' AND wait_event = 'advisory'")
+            try await sessions.waitFor("wait_event_type = 'Lock' AND wait_event = 'advisory'")
             try await ingest("BOOKB").value
-            #expect(try await sessions("query LIKE '%pg_sleep(60)%' AND state = 'active'") == 1)
+            #expect(try await sessions.count("query LIKE '%pg_sleep(60)%' AND state = 'active'") == 1)
             #expect(try await store.list(owner: Sample.owner).map(\.key.itemReference) == ["BOOKB-UA1"])
             try await release(bookingA)
             try await first.value
@@ -261,12 +233,45 @@ struct PostgresStoreTests {
             // The owner and domain held exclusive, as an owner's decision holds them: a new booking waits too.
             let owner = try await hold(PostgresStore.lockKey(owner: Sample.owner, sourceDomain: Sample.domain))
             let third = ingest("BOOKC")
-            try await waitFor("wait_event_type = 'Lock' AND wait_event = 'advisory'")
+            try await sessions.waitFor("wait_event_type = 'Lock' AND wait_event = 'advisory'")
             #expect(try await store.list(owner: Sample.owner).count == 2)
             try await release(owner)
             try await third.value
             #expect(try await store.list(owner: Sample.owner).count == 3)
         }
         try? await server.dropDatabase(name)
+    }
+}
+
+/// The other sessions of a test's database, as `pg_stat_activity` shows them (the asking session left out).
+private struct DatabaseSessions {
+    let server: PostgresServer
+    let database: String
+
+    /// How many are in `condition` (SQL over `pg_stat_activity`).
+    func count(_ condition: String) async throws -> Int {
+        let answer = try await server.psql(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = '\(database)' AND pid <> pg_backend_pid() AND \(condition)",
+            database: database)
+        guard let count = Int(answer.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw FixtureError("pg_stat_activity answered \(answer.prefix(100))")
+        }
+        return count
+    }
+
+    /// Returns once one is in `condition`; throws after 30 s.
+    func waitFor(_ condition: String) async throws {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while try await count(condition) == 0 {
+            guard ContinuousClock.now < deadline else { throw FixtureError("no session came to \(condition)") }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
+    /// Cancels the sessions holding something in `pg_sleep(60)` (ending their transactions).
+    func cancelSleepers() async throws {
+        _ = try await server.psql(
+            "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE datname = '\(database)' AND query LIKE '%pg_sleep(60)%' AND pid <> pg_backend_pid()",
+            database: database)
     }
 }
