@@ -153,25 +153,33 @@ extension PostgresStore {
     /// round trip, not two or three, the event copying the row the write returned.
     static func execute(_ writes: [LifecycleWrite], on connection: PostgresConnection, logger: Logger) async throws {
         var index = writes.startIndex
+        /// The change recorded by the write at `position`, if it is one (and of `key`, when given).
+        func change(at position: Int, of key: ReservationKey? = nil)
+            -> (key: ReservationKey, kind: ChangeKind, at: Date, channel: IngestionChannel?)?
+        {
+            guard position < writes.endIndex, case .recordChange(let changed, let kind, let at, let channel) = writes[position],
+                key == nil || key == changed
+            else { return nil }
+            return (changed, kind, at, channel)
+        }
         while index < writes.endIndex {
-            let following = writes[(index + 1)...].prefix(2)
-            switch (writes[index], following.first) {
-            case (.create(let key, let content, let at, let cancelledAt, let consent), .recordChange(let changed, let kind, let changeAt, let channel)?)
-            where changed == key:
+            switch writes[index] {
+            case .create(let key, let content, let at, let cancelledAt, let consent):
+                let recorded = change(at: index + 1, of: key)
                 try await createRecordingChange(
                     key: key, content: content, at: at, cancelledAt: cancelledAt, consent: consent,
-                    change: (kind, changeAt, channel), on: connection, logger: logger)
-                index += 2
-            case (.archive(let archived), .overwrite(let recordID, let version, let content, let at, let cancelledAt)?)
-            where archived == recordID:
-                var change: (key: ReservationKey, kind: ChangeKind, at: Date, channel: IngestionChannel?)? = nil
-                if following.count == 2, case .recordChange(let key, let kind, let changeAt, let channel) = following.last {
-                    change = (key, kind, changeAt, channel)
-                }
+                    change: recorded.map { ($0.kind, $0.at, $0.channel) }, on: connection, logger: logger)
+                index += recorded == nil ? 1 : 2
+            case .archive(let archived):
+                guard index + 1 < writes.endIndex,
+                    case .overwrite(let recordID, let version, let content, let at, let cancelledAt) = writes[index + 1],
+                    recordID == archived
+                else { fallthrough }
+                let recorded = change(at: index + 2)
                 try await overwriteRecordingChange(
                     recordID: recordID, version: version, content: content, at: at, cancelledAt: cancelledAt,
-                    change: change, on: connection, logger: logger)
-                index += change == nil ? 2 : 3
+                    archiving: true, change: recorded, on: connection, logger: logger)
+                index += recorded == nil ? 2 : 3
             default:
                 try await execute(writes[index], on: connection, logger: logger)
                 index += 1
@@ -180,14 +188,14 @@ extension PostgresStore {
     }
 
     /// ``LifecycleWrite/create(key:content:at:cancelledAt:consent:)`` and the
-    /// ``LifecycleWrite/recordChange(key:kind:at:channel:)`` of the same key, in one statement.
+    /// ``LifecycleWrite/recordChange(key:kind:at:channel:)`` of the same key after it if any, in one statement.
     private static func createRecordingChange(
         key: ReservationKey, content: ReservationContent, at: Date, cancelledAt: Date?, consent: Consent,
-        change: (kind: ChangeKind, at: Date, channel: IngestionChannel?), on connection: PostgresConnection,
+        change: (kind: ChangeKind, at: Date, channel: IngestionChannel?)?, on connection: PostgresConnection,
         logger: Logger
     ) async throws {
         let time = StoreTime.milliseconds(at)
-        let inserted = try await rows(
+        let counts = try await rows(
             Prepared.CreateRecord.self,
             """
             WITH written AS (
@@ -200,25 +208,38 @@ extension PostgresStore {
                     1, \(time), \(time), \(cancelledAt.map(StoreTime.milliseconds)), \(consent.state.rawValue),
                     \(consent.reason.rawValue), \(StoreTime.milliseconds(consent.changedAt)))
                 RETURNING \(unescaped: StoreSQLNames.changeCopiedColumns)
+            ), recorded AS (
+                INSERT INTO change_event (change, recorded_at, channel, \(unescaped: StoreSQLNames.changeRecordColumns))
+                SELECT \(change?.kind.rawValue), \(change.map { StoreTime.milliseconds($0.at) }), \(change?.channel?.rawValue),
+                    \(unescaped: StoreSQLNames.changeCopiedColumns)
+                FROM written
+                WHERE \(change != nil)
+                RETURNING id
             )
-            INSERT INTO change_event (change, recorded_at, channel, \(unescaped: StoreSQLNames.changeRecordColumns))
-            SELECT \(change.kind.rawValue), \(StoreTime.milliseconds(change.at)), \(change.channel?.rawValue),
-                \(unescaped: StoreSQLNames.changeCopiedColumns)
-            FROM written
-            RETURNING id
+            SELECT (SELECT count(*) FROM written), (SELECT count(*) FROM recorded)
             """, on: connection, logger: logger)
-        guard inserted.count == 1 else {
-            throw StoreError(code: .conflict, reason: "the new record at \(key.itemReference) was not written")
+        try expectCounts(
+            counts, written: "the new record at \(key.itemReference) was not written", recorded: change != nil)
+    }
+
+    /// Checks the counts a record's write answers: one record written, and one change event when one was to be
+    /// recorded.
+    private static func expectCounts(_ rows: [PostgresRow], written problem: String, recorded: Bool) throws {
+        guard let row = rows.first else { throw StoreError(code: .conflict, reason: problem) }
+        let cells = Cells(row)
+        guard try cells(0, as: Int64.self) == 1 else { throw StoreError(code: .conflict, reason: problem) }
+        guard try cells(1, as: Int64.self) == (recorded ? 1 : 0) else {
+            throw StoreError(code: .conflict, reason: "the record of a change to record is gone")
         }
     }
 
-    /// ``LifecycleWrite/archive(recordID:)``, the ``LifecycleWrite/overwrite(recordID:version:content:at:cancelledAt:)``
-    /// of the same record, and the ``LifecycleWrite/recordChange(key:kind:at:channel:)`` after them if any, in one
-    /// statement. Its parts see one snapshot: the archive copies the version before the overwrite, and the event
-    /// copies the overwritten row (and only when it is the record at the change's key, as a separate statement would
-    /// find it).
+    /// ``LifecycleWrite/overwrite(recordID:version:content:at:cancelledAt:)``, with the
+    /// ``LifecycleWrite/archive(recordID:)`` of the same record before it when `archiving` and the
+    /// ``LifecycleWrite/recordChange(key:kind:at:channel:)`` after it if any, in one statement. Its parts see one
+    /// snapshot: the archive copies the version before the overwrite, and the event copies the overwritten row (and
+    /// only when it is the record at the change's key, as a separate statement would find it).
     private static func overwriteRecordingChange(
-        recordID: Int64, version: Int, content: ReservationContent, at: Date, cancelledAt: Date?,
+        recordID: Int64, version: Int, content: ReservationContent, at: Date, cancelledAt: Date?, archiving: Bool,
         change: (key: ReservationKey, kind: ChangeKind, at: Date, channel: IngestionChannel?)?,
         on connection: PostgresConnection, logger: Logger
     ) async throws {
@@ -229,7 +250,7 @@ extension PostgresStore {
                 INSERT INTO reservation_history (reservation_id, version, \(unescaped: StoreSQLNames.contentColumns),
                     recorded_at, cancelled_at)
                 SELECT id, version, \(unescaped: StoreSQLNames.contentColumns), updated_at, cancelled_at
-                FROM reservation WHERE id = \(recordID)
+                FROM reservation WHERE id = \(recordID) AND \(archiving)
             ), written AS (
                 UPDATE reservation SET container_reference = \(content.containerReference),
                     status = \(content.status.rawValue), is_minimal_cancellation = \(content.isMinimalCancellation),
@@ -252,14 +273,9 @@ extension PostgresStore {
             )
             SELECT (SELECT count(*) FROM written), (SELECT count(*) FROM recorded)
             """, on: connection, logger: logger)
-        let cells = Cells(try counts.first ?? { throw StoreError(code: .conflict, reason: "no counts") }())
-        guard try cells(0, as: Int64.self) == 1 else {
-            throw StoreError(
-                code: .conflict, reason: "reservation \(recordID) was not at version \(version - 1) when overwritten")
-        }
-        guard try cells(1, as: Int64.self) == (change == nil ? 0 : 1) else {
-            throw StoreError(code: .conflict, reason: "the record of a change to record is gone")
-        }
+        try expectCounts(
+            counts, written: "reservation \(recordID) was not at version \(version - 1) when overwritten",
+            recorded: change != nil)
     }
 
     /// Numbers the events this transaction recorded (inserted without a position) from the change counter: the last
@@ -307,18 +323,9 @@ extension PostgresStore {
     static func execute(_ write: LifecycleWrite, on connection: PostgresConnection, logger: Logger) async throws {
         switch write {
         case .create(let key, let content, let at, let cancelledAt, let consent):
-            let time = StoreTime.milliseconds(at)
-            try await connection.query(
-                """
-                INSERT INTO reservation (owner, source_domain, item_reference, \(unescaped: StoreSQLNames.contentColumns),
-                    version, created_at, updated_at, cancelled_at, consent, consent_reason, consent_changed_at)
-                VALUES (\(key.owner.address), \(key.sourceDomain), \(key.itemReference), \(content.containerReference),
-                    \(content.status.rawValue), \(content.isMinimalCancellation), \(content.senderTime?.milliseconds),
-                    \(content.senderTime?.source.rawValue), \(content.kind), \(content.payload), \(content.flags),
-                    \(content.source), \(try content.provenance.storedJSON()), \(content.endsAt.map(StoreTime.milliseconds)),
-                    1, \(time), \(time), \(cancelledAt.map(StoreTime.milliseconds)), \(consent.state.rawValue),
-                    \(consent.reason.rawValue), \(StoreTime.milliseconds(consent.changedAt)))
-                """, logger: logger)
+            try await createRecordingChange(
+                key: key, content: content, at: at, cancelledAt: cancelledAt, consent: consent, change: nil,
+                on: connection, logger: logger)
         case .archive(let recordID):
             try await connection.query(
                 """
@@ -328,23 +335,9 @@ extension PostgresStore {
                 FROM reservation WHERE id = \(recordID)
                 """, logger: logger)
         case .overwrite(let recordID, let version, let content, let at, let cancelledAt):
-            let updated = try await rows(
-                """
-                UPDATE reservation SET container_reference = \(content.containerReference),
-                    status = \(content.status.rawValue), is_minimal_cancellation = \(content.isMinimalCancellation),
-                    sender_time = \(content.senderTime?.milliseconds),
-                    sender_time_source = \(content.senderTime?.source.rawValue), kind = \(content.kind),
-                    payload = \(content.payload), flags = \(content.flags), source = \(content.source),
-                    provenance = \(try content.provenance.storedJSON()),
-                    ends_at = \(content.endsAt.map(StoreTime.milliseconds)), version = \(Int64(version)), updated_at = \(StoreTime.milliseconds(at)),
-                    cancelled_at = \(cancelledAt.map(StoreTime.milliseconds))
-                WHERE id = \(recordID) AND version = \(Int64(version - 1))
-                RETURNING id
-                """, on: connection, logger: logger)
-            guard updated.count == 1 else {
-                throw StoreError(
-                    code: .conflict, reason: "reservation \(recordID) was not at version \(version - 1) when overwritten")
-            }
+            try await overwriteRecordingChange(
+                recordID: recordID, version: version, content: content, at: at, cancelledAt: cancelledAt,
+                archiving: false, change: nil, on: connection, logger: logger)
         case .advanceSenderTime(let recordID, let time):
             try await connection.query(
                 """
