@@ -43,10 +43,10 @@ package enum JSONValue: Sendable, Hashable, Codable {
 
     /// The value's UTF-8 JSON text with sorted keys and unescaped slashes.
     package func jsonData(prettyPrinted: Bool = false) -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = prettyPrinted
-            ? [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted] : [.sortedKeys, .withoutEscapingSlashes]
         // Encoding strings, booleans, arrays and string-keyed objects cannot fail.
+        guard prettyPrinted else { return (try? CanonicalJSONEncoder().encodeData(self)) ?? Data("null".utf8) }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted]
         return (try? encoder.encode(self)) ?? Data("null".utf8)
     }
 
