@@ -1,6 +1,7 @@
 internal import Foundation
 internal import Logging
 internal import NIOCore
+internal import Reservations
 internal import PostgresNIO
 package import Store
 import Synchronization
@@ -279,10 +280,8 @@ struct Cells {
 
 /// JSON as the store writes it (sorted keys), for jsonb columns.
 func encodeJSON<T: Encodable>(_ value: T) throws -> String {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     do {
-        return String(decoding: try encoder.encode(value), as: UTF8.self)
+        return String(decoding: try CanonicalJSONEncoder().encode(value), as: UTF8.self)
     } catch {
         throw StoreError(code: .invalidArgument, reason: "a \(T.self) could not be encoded as JSON")
     }

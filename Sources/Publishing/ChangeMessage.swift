@@ -1,5 +1,6 @@
 package import Foundation
 package import Store
+internal import Reservations
 
 /// A change as it leaves the gateway: a CloudEvents 1.0 event (https://cloudevents.io, structured JSON mode), the
 /// same JSON in the change feed (`GET /v1/changes`, `gateway changes --json`) and in a webhook delivery's body.
@@ -76,7 +77,7 @@ package struct ChangeMessage: Codable, Hashable, Sendable {
     /// The JSON the gateway sends: sorted keys, RFC 3339 times, slashes not escaped. The bytes a webhook signature
     /// covers.
     package func encoded() throws -> [UInt8] {
-        Array(try Self.encoder.encode(self))
+        try CanonicalJSONEncoder(dateEncoding: .iso8601).encode(self)
     }
 
     /// The gateway's JSON (the API's: sorted keys, ISO 8601 times).

@@ -1,4 +1,5 @@
 internal import Foundation
+internal import Reservations
 internal import GRDB
 internal import Store
 
@@ -58,10 +59,8 @@ extension SQLiteStore {
     }
 
     static func encodeJSON<Value: Encodable>(_ value: Value) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         do {
-            return String(decoding: try encoder.encode(value), as: UTF8.self)
+            return String(decoding: try CanonicalJSONEncoder().encode(value), as: UTF8.self)
         } catch {
             throw StoreError(code: .invalidArgument, reason: "a \(Value.self) could not be encoded as JSON: \(error)")
         }

@@ -1,4 +1,5 @@
 package import Foundation
+internal import Reservations
 
 /// Where one version of a reservation came from (issue 16): kept with every version, shown by
 /// `gateway reservations show` and the API, and part of an owner's export.
@@ -84,11 +85,8 @@ package struct Provenance: Codable, Hashable, Sendable {
 extension Provenance {
     /// The provenance as both backends store it: JSON with sorted keys, instants in milliseconds since 1970.
     package func storedJSON() throws(StoreError) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .millisecondsSince1970
         do {
-            return String(decoding: try encoder.encode(self), as: UTF8.self)
+            return String(decoding: try CanonicalJSONEncoder(dateEncoding: .millisecondsSince1970).encode(self), as: UTF8.self)
         } catch {
             throw StoreError(code: .invalidArgument, reason: "a provenance could not be encoded as JSON")
         }

@@ -17,10 +17,9 @@ extension ReservationContent {
         admitted reservation: Reservation, normalized: JSONValue, senderTime: SenderTime?, flags: [String], source: String,
         warnings: [StoredPayload.Warning] = [], provenance: Provenance = Provenance()
     ) {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let payload =
-            (try? encoder.encode(StoredPayload(reservation: reservation, markup: normalized, warnings: warnings))) ?? Data()
+            (try? CanonicalJSONEncoder().encodeData(
+                StoredPayload(reservation: reservation, markup: normalized, warnings: warnings))) ?? Data()
         let status: Status =
             switch reservation.status ?? .confirmed {
             case .confirmed: .confirmed
