@@ -55,9 +55,9 @@ package enum CalendarFeed {
         for stored in reservations.sorted(by: { $0.id < $1.id }) {
             guard stored.status == .confirmed || stored.status == .cancelled,
                 isShown(stored.consent.state, options.suggested),
-                let payload = try? JSONDecoder().decode(StoredPayload.self, from: stored.payload)
+                let reservation = StoredPayload.reservation(stored: stored.payload)
             else { continue }
-            events += event(for: payload.reservation, stored: stored, zones: &zones)
+            events += event(for: reservation, stored: stored, zones: &zones)
         }
         for identifier in zones.keys.sorted() {
             guard let zone = TimeZone(identifier: identifier), let instants = zones[identifier] else { continue }

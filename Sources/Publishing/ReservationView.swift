@@ -44,7 +44,7 @@ package struct ReservationView: Codable, Sendable, Hashable {
             recordedAt = entry.recordedAt
             source = entry.source
             provenance = entry.content.provenance.sources
-            if withMarkup { markup = (try? JSONDecoder().decode(StoredPayload.self, from: entry.payload))?.markup }
+            if withMarkup { markup = StoredPayload(stored: entry.payload)?.markup }
         }
     }
 
@@ -81,7 +81,7 @@ package struct ReservationView: Codable, Sendable, Hashable {
         updatedAt = stored.updatedAt
         consent = stored.consent
         provenance = stored.provenance.sources
-        let payload = try? JSONDecoder().decode(StoredPayload.self, from: stored.payload)
+        let payload = StoredPayload(stored: stored.payload)
         markup = payload?.markup
         let reservation = payload?.reservation
         actions = reservation?.actions

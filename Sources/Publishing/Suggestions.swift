@@ -33,8 +33,7 @@ package struct Suggestion: Codable, Sendable, Hashable {
     ) -> [Suggestion] {
         var found: [(Date, Suggestion)] = []
         for stored in records where stored.status == .confirmed {
-            guard let payload = try? JSONDecoder().decode(StoredPayload.self, from: stored.payload) else { continue }
-            let reservation = payload.reservation
+            guard let reservation = StoredPayload.reservation(stored: stored.payload) else { continue }
             let view = ReservationView(stored)
             let page = reservation.url ?? view.open?.url
             func add(_ reason: Reason, _ time: Date, _ action: ReservationAction?) {

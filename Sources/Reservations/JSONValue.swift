@@ -24,7 +24,7 @@ package enum JSONValue: Sendable, Hashable, Codable {
             self = .object(value)
         } else if let value = try? container.decode(Double.self) {
             // Numbers are kept as their text, as extraction keeps them.
-            self = .string(value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value))
+            self = .string(Self.numberText(value))
         } else {
             throw DecodingError.dataCorruptedError(in: container, debugDescription: "not a JSON value")
         }

@@ -413,8 +413,7 @@ package struct ReservationResolver: Sendable {
     }
 
     static func modelJSON(_ reservation: Reservation) -> JSONValue {
-        guard let data = try? JSONEncoder().encode(reservation),
-            let value = try? JSONDecoder().decode(JSONValue.self, from: data)
+        guard let data = try? CanonicalJSONEncoder().encode(reservation), let value = try? JSONValue(parsing: data)
         else { return .null }
         return value
     }

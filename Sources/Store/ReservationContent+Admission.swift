@@ -53,8 +53,8 @@ extension ReservationContent {
 extension StoredReservation {
     /// The name the booking is under, read from the payload; nil when it names none (or the payload does not decode).
     package var underName: String? {
-        guard let payload = try? JSONDecoder().decode(StoredPayload.self, from: content.payload) else { return nil }
-        return ReservationContent.underName(of: payload.reservation)
+        guard let reservation = StoredPayload.reservation(stored: content.payload) else { return nil }
+        return ReservationContent.underName(of: reservation)
     }
 }
 

@@ -83,7 +83,7 @@ package enum ReservationLifecycle {
 
     /// The part a stored record is, from its payload (nil when the payload cannot be read or tells no part apart).
     static func part(of record: StoredVersion) -> PartIdentity? {
-        (try? JSONDecoder().decode(StoredPayload.self, from: record.content.payload)).flatMap { PartIdentity($0.reservation) }
+        StoredPayload.reservation(stored: record.content.payload).flatMap { PartIdentity($0) }
     }
 
     /// Whether `incoming` may supersede parts of its booking: a confirmation (not a cancellation) from a document that
@@ -107,9 +107,9 @@ package enum ReservationLifecycle {
             guard !listed.contains(record.itemReference), record.itemReference != incoming.itemReference,
                 !record.content.isMinimalCancellation, record.content.status != .cancelled,
                 !isOlder(confirmation.senderTime, than: record.content.senderTime),
-                let stored = try? JSONDecoder().decode(StoredPayload.self, from: record.content.payload),
-                passengers.contains(stored.reservation.passengerKey),
-                PartIdentity(stored.reservation).map({ !listedParts.contains($0) }) ?? true
+                let reservation = StoredPayload.reservation(stored: record.content.payload),
+                passengers.contains(reservation.passengerKey),
+                PartIdentity(reservation).map({ !listedParts.contains($0) }) ?? true
             else { continue }
             var written = record.content
             written.status = .cancelled

@@ -296,3 +296,64 @@ struct Generator {
         }
     }
 }
+
+/// `JSONValue(parsing:)` against `JSONDecoder` reading a `JSONValue`: the same value, or a refusal from both.
+@Suite("JSONValue parsing: the same value as JSONDecoder")
+struct JSONValueParsingTests {
+    static func expectSame(_ text: [UInt8], sourceLocation: SourceLocation = #_sourceLocation) {
+        let reference = try? JSONDecoder().decode(JSONValue.self, from: Data(text))
+        let parsed = try? JSONValue(parsing: text)
+        #expect(parsed == reference, "\(String(decoding: text, as: UTF8.self))", sourceLocation: sourceLocation)
+    }
+
+    @Test(arguments: 0..<200)
+    func generatedValuesWrittenEveryWay(seed: UInt64) throws {
+        var random = Generator(seed: seed)
+        let value = random.value(depth: 0)
+        Self.expectSame(Array(value.jsonData()))
+        Self.expectSame(Array(value.jsonData(prettyPrinted: true)))
+        Self.expectSame(Array(try JSONEncoder().encode(value)))  // slashes escaped, keys in any order
+        #expect(try JSONValue(parsing: value.jsonData()) == value)
+    }
+
+    @Test(arguments: [
+        "0", "-0", "1", "-1", "12", "1.5", "-1.25", "1e3", "1E3", "1e+3", "1e-3", "2.5e-7", "123456789012345678901234567890",
+        "1e15", "999999999999999", "1000000000000000", "0.1", "3.0", "-0.0", "1e308", "4.9e-324", "1.7976931348623157e308",
+        "[1,2.50,-3e2]", "{\"n\":59.334591,\"m\":-122.419416}",
+    ])
+    func numbers(text: String) {
+        Self.expectSame(Array(text.utf8))
+    }
+
+    @Test(arguments: [
+        #""\u0041\u00e9\u65e5\ud83d\ude86""#, #""\/\"\\\b\f\n\r\t""#, #"{"a":1,"a":2}"#, " \t\r\n[ true , false , null ] ",
+        #"{"":{}}"#, "[[[[[]]]]]", #""é""#, "[1,]", #"{"a":1 , }"#, #"{"a":[1,],"b":{"c":2,},}"#,
+    ])
+    func validText(text: String) {
+        Self.expectSame(Array(text.utf8))
+    }
+
+    @Test(arguments: [
+        "", " ", "[", "]", "{", "{\"a\"}", "{\"a\":}", "{a:1}", "[1,,]", "[,]", "{,}", "[,1]", "01", "1.", ".5", "-", "1e", "+1", "tru", "nul",
+        "\"abc", "\"\\x\"", "\"\\u12\"", "\"\\ud83d\"", "\"\\ude86\"", "\"a\u{01}b\"", "[1] 2", "'a'", "1e999", "NaN", "[1 2]",
+    ])
+    func invalidTextIsRefusedByBoth(text: String) {
+        #expect((try? JSONValue(parsing: Array(text.utf8))) == nil)
+        #expect((try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))) == nil)
+    }
+
+    @Test func invalidUTF8IsRefused() {
+        let bytes: [UInt8] = [0x22, 0xC3, 0x28, 0x22]
+        #expect((try? JSONValue(parsing: bytes)) == nil)
+    }
+
+    @Test func anObjectsMembersAreFoundWithoutReadingThem() throws {
+        let text = Data(#" {"markup":{"a":[1,"}"]},"reservation":{"k":"v\"}"},"x":null} "#.utf8)
+        let ranges = try JSONValue.memberRanges(of: text)
+        #expect(Set(ranges.keys) == ["markup", "reservation", "x"])
+        #expect(String(decoding: text[try #require(ranges["markup"])], as: UTF8.self) == #"{"a":[1,"}"]}"#)
+        #expect(String(decoding: text[try #require(ranges["reservation"])], as: UTF8.self) == #"{"k":"v\"}"}"#)
+        #expect(throws: JSONValue.ParseError.self) { try JSONValue.memberRanges(of: Data("[1]".utf8)) }
+        #expect(throws: JSONValue.ParseError.self) { try JSONValue.memberRanges(of: Data(#"{"a":1"#.utf8)) }
+    }
+}
