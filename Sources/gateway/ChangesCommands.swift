@@ -47,7 +47,8 @@ struct ChangesCommand: AsyncParsableCommand {
                 let page = try await store.changes(after: cursor.position, scope: scope, limit: 1000)
                 for event in page {
                     let message = ChangeMessage(event)
-                    if json { try Terminal.json(message) } else { Terminal.line(message.line) }
+                    // With --json, the same bytes as a webhook delivery's body.
+                    if json { Terminal.line(String(decoding: try message.encoded(), as: UTF8.self)) } else { Terminal.line(message.line) }
                 }
                 printed += page.count
                 if let last = page.last { cursor = ChangeCursor(position: last.position) }
