@@ -77,9 +77,19 @@ package struct LMTPServer: Service {
                 // The client may shut down its side after QUIT and still read the replies.
                 .childChannelOption(.allowRemoteHalfClosure, value: true)
                 .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+                // Message data arrives in large reads (up to 256 KiB each as the adaptive allocator grows, eight per
+                // wake-up) and no more than four chunks wait for the session, so NIO's pool of eight receive buffers
+                // is reused rather than fresh memory faulted in for every read (measured on the mixed stream: about
+                // a tenth less server CPU than 64 KiB reads, four per wake-up, ten waiting).
+                .childChannelOption(
+                    .recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 2048, maximum: 256 << 10)
+                )
+                .childChannelOption(.maxMessagesPerRead, value: 8)
                 .bind(host: configuration.host, port: configuration.port) { channel in
                     channel.eventLoop.makeCompletedFuture {
-                        try NIOAsyncChannel<ByteBuffer, Never>(wrappingChannelSynchronously: channel)
+                        try NIOAsyncChannel<ByteBuffer, Never>(
+                            wrappingChannelSynchronously: channel,
+                            configuration: .init(backPressureStrategy: .init(lowWatermark: 2, highWatermark: 4)))
                     }
                 }
         } catch {
