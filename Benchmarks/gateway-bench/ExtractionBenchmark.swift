@@ -92,7 +92,7 @@ struct ExtractionBenchmark {
         // for a pass in-process; this process's and the worker's for a pass through the sandbox.
         var inProcessCPU = Double.infinity
         var sandboxCPU = Double.infinity
-        var sandboxCPUParts = (gateway: 0.0, worker: 0.0)
+        var sandboxCPUParts = (gateway: 0.0, worker: 0.0, slots: 0.0)
         for _ in 0..<comparisonPasses {
             var start = ContinuousClock.now
             var cpu = Self.processCPUSeconds()
@@ -105,6 +105,7 @@ struct ExtractionBenchmark {
             if let pool {
                 let workerID = pool.workers.first?.processID
                 let workerCPU = workerID.flatMap(Self.cpuSeconds(ofProcess:))
+                let slotCPU = Self.slotThreadsCPUSeconds()
                 start = ContinuousClock.now
                 cpu = Self.processCPUSeconds()
                 _ = await Self.sandboxPass(corpus, pool: pool, inFlight: 1)
@@ -116,7 +117,7 @@ struct ExtractionBenchmark {
                 {
                     if ownCPU + after - workerCPU < sandboxCPU {
                         sandboxCPU = ownCPU + after - workerCPU
-                        sandboxCPUParts = (ownCPU, after - workerCPU)
+                        sandboxCPUParts = (ownCPU, after - workerCPU, Self.slotThreadsCPUSeconds() - slotCPU)
                     }
                 }
             }
@@ -146,8 +147,9 @@ struct ExtractionBenchmark {
             report(
                 String(
                     format: "CPU time per pass: in-process %.3f s, sandboxed %.3f s (gateway %.3f s + worker %.3f s); "
-                        + "of each, resolution %.3f s",
-                    inProcessCPU, sandboxCPU, sandboxCPUParts.gateway, sandboxCPUParts.worker, resolveCPU))
+                        + "of each, resolution %.3f s; of the gateway's, the pool's slot thread %.3f s",
+                    inProcessCPU, sandboxCPU, sandboxCPUParts.gateway, sandboxCPUParts.worker, resolveCPU,
+                    sandboxCPUParts.slots))
         }
 
         // Every core: one worker per core, as many documents in flight.
@@ -391,6 +393,23 @@ struct ExtractionBenchmark {
             let nanoseconds = text.split(separator: " ").first.flatMap({ Double($0) })
         else { return nil }
         return nanoseconds / 1e9
+    }
+
+    /// CPU time of this process's threads that drive sandbox workers (named `sandbox-N` by the pool): the
+    /// gateway's side of the pipes (writing documents, reading and decoding graphs), apart from the tasks that
+    /// submit documents and resolve their graphs.
+    static func slotThreadsCPUSeconds() -> Double {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        var total = 0.0
+        for task in tasks {
+            guard let name = try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8),
+                name.hasPrefix("sandbox-"),
+                let text = try? String(contentsOfFile: "/proc/self/task/\(task)/schedstat", encoding: .utf8),
+                let nanoseconds = text.split(separator: " ").first.flatMap({ Double($0) })
+            else { continue }
+            total += nanoseconds / 1e9
+        }
+        return total
     }
 
     static func seconds(_ duration: Duration) -> Double {
