@@ -5,7 +5,17 @@ internal import Synchronization
 /// that run them, under one lock. Every job's continuation is resumed exactly once: by whoever
 /// takes the job out of the queue or off its slot, outside the lock.
 final class PoolCore: Sendable {
-    typealias Answer = Result<MarkupGraph, SandboxFailure>
+    typealias Answer = Result<EncodedGraph, SandboxFailure>
+
+    /// A worker's graph as it came off the pipe. The task that asked for it decodes it
+    /// (`WorkerPool.extract`), so that the graph is built on the thread that goes on to use it (and
+    /// free it), not on the slot's.
+    struct EncodedGraph: Sendable {
+        var bytes: ArraySlice<UInt8>
+        /// Where it came from: a graph that does not decode condemns that worker.
+        var slot: Int
+        var processID: Int32
+    }
 
     struct Job: Sendable {
         var request: ExtractionRequest
@@ -31,6 +41,8 @@ final class PoolCore: Sendable {
         var documentsCompleted = 0
         var restarts = 0
         var started = false
+        /// A worker whose graph did not decode: the slot stops it before its next document.
+        var condemned: Int32?
     }
 
     private struct State {
@@ -163,22 +175,31 @@ final class PoolCore: Sendable {
         case stop
     }
 
-    /// The next job for `slot`, oldest first.
-    func nextJob(slot: Int) -> Next {
+    /// The next job for `slot`, oldest first, and the worker the slot must stop first, if any.
+    func nextJob(slot: Int) -> (next: Next, condemned: Int32?) {
         state.withLock { state in
+            let condemned = state.slots[slot].condemned
+            state.slots[slot].condemned = nil
             guard !state.queue.isEmpty else {
-                if state.closed { return .stop }
+                if state.closed { return (.stop, condemned) }
                 state.slots[slot].isIdle = true
                 state.slots[slot].isBusy = false
-                return .idle
+                return (.idle, condemned)
             }
             let job = state.queue.removeFirst()
             state.phases[job.request.id] = .running(slot: slot)
             state.slots[slot].isIdle = false
             state.slots[slot].isBusy = true
             state.slots[slot].cancelRequested = false
-            return .job(job)
+            return (.job(job), condemned)
         }
+    }
+
+    /// The worker `processID` on `slot` answered a graph that does not decode: the slot stops it
+    /// (if it still runs there) before giving it another document.
+    func condemn(slot: Int, processID: Int32) {
+        state.withLock { $0.slots[slot].condemned = processID }
+        wakes[slot].signal()
     }
 
     /// True when the job on `slot` was cancelled.

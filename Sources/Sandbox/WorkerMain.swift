@@ -79,9 +79,10 @@ package enum WorkerMain {
 
             let graph = handler(request)
             let answer: [UInt8]
-            let encoded = GraphWire.encode(graph)
-            if encoded.count <= Int(request.limits.maxResponseBytes) {
-                answer = WorkerAnswer.graphFrame(id: request.id, json: encoded)
+            if let frame = WorkerAnswer.graphFrame(
+                id: request.id, graph: graph, maxBytes: Int(request.limits.maxResponseBytes))
+            {
+                answer = frame
             } else {
                 answer = WorkerAnswer.failureFrame(
                     id: request.id, code: .tooLarge,

@@ -82,12 +82,27 @@ package final class WorkerPool: Sendable {
         }
         let request = ExtractionRequest(
             id: id, kind: kind, encoding: encoding, limits: limits ?? core.configuration.limits, document: document)
-        return await withTaskCancellationHandler {
+        let answer = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 core.submit(PoolCore.Job(request: request, deadline: deadline, continuation: continuation))
             }
         } onCancel: {
             core.cancel(id)
+        }
+        switch answer {
+        case .success(let encoded):
+            do {
+                return .success(try GraphWire.decode(encoded.bytes))
+            } catch {
+                core.condemn(slot: encoded.slot, processID: encoded.processID)
+                return .failure(
+                    SandboxFailure(
+                        code: .protocolError,
+                        reason: "worker \(encoded.processID) broke the protocol: answered with a graph that does not "
+                            + "decode (\(error)); it is replaced before its next document"))
+            }
+        case .failure(let failure):
+            return .failure(failure)
         }
     }
 

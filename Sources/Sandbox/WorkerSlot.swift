@@ -35,7 +35,13 @@ struct WorkerSlot: Sendable {
                 worker = start()
                 lastStartFailure = worker == nil ? .now : nil
             }
-            switch core.nextJob(slot: index) {
+            let (next, condemned) = core.nextJob(slot: index)
+            if let current = worker, condemned == current.processID {  // its last graph did not decode
+                current.stop()
+                worker = nil
+                core.workerStopped(slot: index)
+            }
+            switch next {
             case .stop:
                 worker?.retire(grace: configuration.retireGrace)
                 worker = nil  // its pipes close here, before shutdown() returns
@@ -145,15 +151,9 @@ struct WorkerSlot: Sendable {
             return (.failure(protocolError(worker, "answered document \(answer.id) instead of \(request.id)")), false)
         }
         switch answer {
-        case .graph(_, let json):
-            let graph: MarkupGraph
-            do {
-                graph = try GraphWire.decode(json)
-            } catch {
-                return (.failure(protocolError(worker, "answered with a graph that does not decode (\(error))")), false)
-            }
+        case .graph(_, let encoded):
             worker.documentsCompleted += 1
-            return (.success(graph), true)
+            return (.success(PoolCore.EncodedGraph(bytes: encoded, slot: index, processID: worker.processID)), true)
         case .failure(_, .tooLarge, let reason):
             worker.documentsCompleted += 1
             return (.failure(SandboxFailure(code: .tooLarge, reason: reason)), true)

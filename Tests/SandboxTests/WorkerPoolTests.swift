@@ -270,6 +270,23 @@ extension WorkerProcessTests {
             }
         }
 
+        /// The task that asked decodes the graph; the slot stops that worker before its next document, so a
+        /// worker that answers garbage in a valid frame serves no one else.
+        @Test("a graph that does not decode yields sandbox.protocol-error, and that worker gets no other document")
+        func undecodableGraph() async throws {
+            try await withWorkerPool(configuration: .probe(workers: 1)) { pool in
+                let liar = try #require(pool.workers.first?.processID)
+                let failure = try #require(await pool.probe("bad-graph").failure)
+                #expect(failure.code == .protocolError)
+                #expect(failure.reason.contains("worker \(liar)") && failure.reason.contains("does not decode"))
+                // The liar spins after its answer: a document given to it would time out.
+                #expect(await pool.probe("echo", deadline: .seconds(2)).value != nil)
+                #expect(pool.workers.first?.processID != liar)
+                #expect(pool.workers.first?.restarts == 1)
+                #expect(await eventually { !processExists(liar) })
+            }
+        }
+
         @Test("a well-formed answer to another document yields sandbox.protocol-error")
         func wrongID() async throws {
             try await withWorkerPool(configuration: .probe(workers: 2)) { pool in
