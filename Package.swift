@@ -66,10 +66,19 @@ let package = Package(
             dependencies: ["Store", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictSettings
         ),
+        // Event loops as task executors, and loops at a lower CPU priority for background work.
+        .target(
+            name: "EventLoopSupport",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "PostgresStore",
             dependencies: [
-                "Store",
+                "Store", "EventLoopSupport",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -143,7 +152,7 @@ let package = Package(
             name: "GatewayServer",
             dependencies: [
                 "Admission", "DKIM", "DNS", "Publishing", "Ingestion", "LMTP", "MailMessage", "Reservations", "Sandbox", "Store",
-                "WebFetch", "COpenSSL",
+                "WebFetch", "COpenSSL", "EventLoopSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -265,7 +274,7 @@ let package = Package(
         .testTarget(
             name: "GatewayServerTests",
             dependencies: [
-                "GatewayServer", "Admission", "DKIM", "DNS", "Ingestion", "MailMessage", "Sandbox", "Store", "SQLiteStore", "InMemoryStore",
+                "GatewayServer", "EventLoopSupport", "Admission", "DKIM", "DNS", "Ingestion", "MailMessage", "Sandbox", "Store", "SQLiteStore", "InMemoryStore",
                 "Publishing", "WebFetch", "TestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

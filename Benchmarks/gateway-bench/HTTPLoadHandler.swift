@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import NIOHTTP1
+import Synchronization
 
 /// One keep-alive HTTP/1.1 connection sending requests back to back on its event loop, with no task hop per
 /// request: `POST /v1/messages` with the next message of the corpus (or `GET /healthz` for the baseline), until the
@@ -22,6 +23,8 @@ final class HTTPLoadHandler: ChannelInboundHandler {
     private let promise: EventLoopPromise<ClientRecord>
     /// The crash phase's kill switch, told of every submission sent and answered.
     private let trigger: CrashTrigger?
+    /// Spaces the submissions of all connections that share it (an offered load, not as fast as answered).
+    private let pacer: Pacer?
     private var record = ClientRecord()
     /// The message whose answer is awaited (-1 for `/healthz`); nil between requests.
     private var current: Int?
@@ -32,20 +35,21 @@ final class HTTPLoadHandler: ChannelInboundHandler {
 
     init(
         work: Work, host: String, deadline: NIODeadline, promise: EventLoopPromise<ClientRecord>,
-        trigger: CrashTrigger? = nil
+        trigger: CrashTrigger? = nil, pacer: Pacer? = nil
     ) {
         self.work = work
         self.host = host
         self.deadline = deadline
         self.promise = promise
         self.trigger = trigger
+        self.pacer = pacer
     }
 
     func channelActive(context: ChannelHandlerContext) {
         // A server that stops answering must not hold the run: close a minute after the deadline.
         let channel = context.channel
         context.eventLoop.scheduleTask(deadline: deadline + .seconds(60)) { channel.close(promise: nil) }
-        sendNext(context: context)
+        sendPaced(context: context)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -59,7 +63,7 @@ final class HTTPLoadHandler: ChannelInboundHandler {
         case .end:
             finish()
             if keepAlive {
-                sendNext(context: context)
+                sendPaced(context: context)
             } else {
                 context.close(promise: nil)
             }
@@ -80,6 +84,14 @@ final class HTTPLoadHandler: ChannelInboundHandler {
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         record.note("HTTP connection: \(error)")
         context.close(promise: nil)
+    }
+
+    /// Sends the next request now, or at the pacer's next slot.
+    private func sendPaced(context: ChannelHandlerContext) {
+        guard let pacer else { return sendNext(context: context) }
+        let slot = pacer.nextSlot()
+        if slot <= .now() { return sendNext(context: context) }
+        context.eventLoop.assumeIsolated().scheduleTask(deadline: slot) { self.sendNext(context: context) }
     }
 
     private func sendNext(context: ChannelHandlerContext) {
@@ -163,5 +175,25 @@ final class HTTPLoadHandler: ChannelInboundHandler {
     /// The stable code of an API error body.
     static func errorCode(_ body: ByteBuffer) -> String? {
         (try? JSONDecoder().decode(ErrorBody.self, from: Data(body.readableBytesView)))?.error.code
+    }
+}
+
+/// An offered load: hands out send times `1 / rate` apart to the connections that share it, so that they send at
+/// that rate in all (while the server keeps up) rather than each as soon as its previous answer arrives.
+final class Pacer: Sendable {
+    private let interval: TimeAmount
+    private let next = Mutex(NIODeadline.now())
+
+    init(perSecond rate: Double) {
+        interval = .nanoseconds(Int64(1e9 / max(rate, 1)))
+    }
+
+    /// The next free send time; a slot in the past (the connections fell behind) is not made up for.
+    func nextSlot() -> NIODeadline {
+        next.withLock { next in
+            let slot = max(next, .now())
+            next = slot + interval
+            return slot
+        }
     }
 }

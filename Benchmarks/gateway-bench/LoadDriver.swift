@@ -21,7 +21,7 @@ struct LoadDriver: Sendable {
 
     func run(
         corpus: LoadCorpus?, token: String, httpConnections: Int, lmtpSessions: Int, duration: Duration,
-        reconnect: Bool = true, trigger: CrashTrigger? = nil
+        reconnect: Bool = true, trigger: CrashTrigger? = nil, pacer: Pacer? = nil
     ) async -> Outcome {
         let clock = ContinuousClock()
         let start = clock.now
@@ -32,7 +32,7 @@ struct LoadDriver: Sendable {
                 let work: HTTPLoadHandler.Work = corpus.map { .submissions($0, token: token) } ?? .healthz
                 group.addTask {
                     (true, await slot(deadline: deadline, reconnect: reconnect) {
-                        try await http(work, deadline: deadline, trigger: trigger)
+                        try await http(work, deadline: deadline, trigger: trigger, pacer: pacer)
                     })
                 }
             }
@@ -73,7 +73,7 @@ struct LoadDriver: Sendable {
     }
 
     private func http(
-        _ work: HTTPLoadHandler.Work, deadline: NIODeadline, trigger: CrashTrigger?
+        _ work: HTTPLoadHandler.Work, deadline: NIODeadline, trigger: CrashTrigger?, pacer: Pacer?
     ) async throws -> EventLoopFuture<ClientRecord> {
         let promise = group.next().makePromise(of: ClientRecord.self)
         let hostHeader = "\(host):\(httpPort)"
@@ -83,7 +83,9 @@ struct LoadDriver: Sendable {
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHTTPClientHandlers()
                     try channel.pipeline.syncOperations.addHandler(
-                        HTTPLoadHandler(work: work, host: hostHeader, deadline: deadline, promise: promise, trigger: trigger))
+                        HTTPLoadHandler(
+                            work: work, host: hostHeader, deadline: deadline, promise: promise, trigger: trigger,
+                            pacer: pacer))
                 }
             }
         do {

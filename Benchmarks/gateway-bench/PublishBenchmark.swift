@@ -11,20 +11,28 @@ import Synchronization
 /// without subscriptions and with three (every change, to an HTTPS receiver in this process on the development CA's
 /// test certificate), alternating, so both run on the same machine in the same state. Reports each phase's emails/s,
 /// the ratio of the two (target: at least 90%), and, from the change's `time` to its arrival at the receiver, the
-/// delivery latency p50/p99.
+/// delivery latency p50/p99. Then a paced phase: HTTP submissions offered at a share of the rate without subscriptions
+/// (a load the machine carries, as a gateway is run), with the subscriptions, for the delivery latency there.
 ///
 ///   gateway-bench publish [--publish-seconds S (8)] [--publish-connections N (8)] [--publish-rounds N (2)]
+///                         [--publish-webhook-nice N] [--publish-paced-share F (0.6)]
 struct PublishBenchmark {
     var seconds: Double
     var connections: Int
     var rounds: Int
+    /// The server's `webhook-nice`; nil leaves its default.
+    var webhookNice: Int?
+    /// The paced phase's offered rate, as a share of the rate without subscriptions; 0 skips the phase.
+    var pacedShare: Double
     static let subscriptions = 3
     static let targetRatio = 0.90
 
     typealias Failure = BenchFailure
 
     func run() async throws {
-        report("== Publishing: ingest with 0 and with \(Self.subscriptions) webhook subscriptions, delivery latency ==")
+        report(
+            "== Publishing: ingest with 0 and with \(Self.subscriptions) webhook subscriptions, delivery latency "
+                + "(webhook-nice \(webhookNice.map(String.init) ?? "default")) ==")
         let directoryOfBench = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
         let gateway = directoryOfBench.appendingPathComponent("gateway").path
         // .build/release/gateway-bench: the repository is two levels up (its certs/ hold the test site's).
@@ -38,7 +46,7 @@ struct PublishBenchmark {
         }
 
         let phases = rounds * 2
-        let count = Int(Double(phases) * seconds * 1300) + 4000
+        let count = Int(Double(phases + 1) * seconds * 1300) + 4000
         let (messages, zone) = try IngestBenchmark.reportedCorpus(count: count, detail: ", each its own reservation")
         let corpus = LoadCorpus(messages)
         corpus.makeAvailable(upTo: messages.count)
@@ -60,6 +68,12 @@ struct PublishBenchmark {
               allowLoopback: true
             """.write(toFile: policyPath, atomically: true, encoding: .utf8)
         let storePath = directory.appendingPathComponent("gateway.sqlite").path
+        var configuration: [String] = []
+        if let webhookNice {
+            let path = directory.appendingPathComponent("serve.yaml").path
+            try "webhook-nice: \(webhookNice)\n".write(toFile: path, atomically: true, encoding: .utf8)
+            configuration = ["--config", path]
+        }
         let adminToken = (0..<4).map { _ in String(UInt64.random(in: .min ... .max), radix: 16) }.joined()
 
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
@@ -71,7 +85,7 @@ struct PublishBenchmark {
             arguments: [
                 "serve", "--store", storePath, "--policy", policyPath, "--keys", zonePath, "--http", "127.0.0.1:0",
                 "--lmtp", "127.0.0.1:0", "--log-level", "warning",
-            ],
+            ] + configuration,
             environment: ["GATEWAY_ADMIN_TOKEN": adminToken],
             logPath: directory.appendingPathComponent("server.log").path)
         do {
@@ -85,6 +99,22 @@ struct PublishBenchmark {
             let driver = LoadDriver(group: group, httpPort: server.httpPort, lmtpPort: server.lmtpPort)
             _ = await driver.run(corpus: corpus, token: senderToken, httpConnections: 2, lmtpSessions: 2, duration: .seconds(1.5))
 
+            /// Adds the subscriptions; returns their ids.
+            @Sendable func subscribe() async throws -> [Int] {
+                var hooks: [Int] = []
+                for index in 0..<Self.subscriptions {
+                    let added = try await control.request(
+                        .POST, "/v1/webhooks", token: adminToken,
+                        json: ["url": "https://booking.example.test:\(receiver.port)/hook/\(index)"])
+                    guard added.status == 201,
+                        let hook = (try JSONSerialization.jsonObject(with: Data(added.body)) as? [String: Any])?["webhook"]
+                            as? [String: Any], let id = hook["id"] as? Int
+                    else { throw Failure("POST /v1/webhooks answered \(added.status): \(added.text)") }
+                    hooks.append(id)
+                }
+                return hooks
+            }
+
             var rates: [Bool: [Double]] = [false: [], true: []]
             var latencies: [Int64] = []
             var deliveredDuringPhases = 0
@@ -92,19 +122,7 @@ struct PublishBenchmark {
             var cpuPerEmail: [Bool: [Double]] = [false: [], true: []]
             for round in 0..<rounds {
                 for subscribed in [false, true] {
-                    var hooks: [Int] = []
-                    if subscribed {
-                        for index in 0..<Self.subscriptions {
-                            let added = try await control.request(
-                                .POST, "/v1/webhooks", token: adminToken,
-                                json: ["url": "https://booking.example.test:\(receiver.port)/hook/\(index)"])
-                            guard added.status == 201,
-                                let hook = (try JSONSerialization.jsonObject(with: Data(added.body)) as? [String: Any])?["webhook"]
-                                    as? [String: Any], let id = hook["id"] as? Int
-                            else { throw Failure("POST /v1/webhooks answered \(added.status): \(added.text)") }
-                            hooks.append(id)
-                        }
-                    }
+                    let hooks = subscribed ? try await subscribe() : []
                     receiver.reset()
                     let cpuBefore = server.cpuSeconds
                     let started = Date()
@@ -166,6 +184,39 @@ struct PublishBenchmark {
                     format: "  delivery from the change's time to the receiver: p50 %.0f ms, p99 %.0f ms, max %.0f ms over %d deliveries (%d of %d during the load)",
                     all.percentile(0.5) * 1e3, all.percentile(0.99) * 1e3, all.maximum * 1e3, latencies.count,
                     deliveredDuringPhases, changesInPhases))
+            if pacedShare > 0 {
+                // A load the machine carries: the gateway's CPU is not all taken, so the deliveries' threads get their
+                // turn as soon as a change is committed; what a subscriber sees when the gateway is run as it should be.
+                let offered = without * pacedShare
+                let hooks = try await subscribe()
+                receiver.reset()
+                let cpuBefore = server.cpuSeconds
+                let started = Date()
+                let load = await driver.run(
+                    corpus: corpus, token: senderToken, httpConnections: 2 * connections, lmtpSessions: 0,
+                    duration: .seconds(seconds), pacer: Pacer(perSecond: offered))
+                let ended = Date()
+                let acknowledged = load.http.sent.filter(\.outcome.isAcknowledged).count
+                let during = receiver.count(before: ended)
+                let drained = await receiver.waitFor(atLeast: acknowledged * Self.subscriptions, timeout: .seconds(120))
+                try? await Task.sleep(for: .milliseconds(200))
+                let cpuAfter = server.cpuSeconds
+                let busy = ((cpuAfter.server - cpuBefore.server) + (cpuAfter.workers - cpuBefore.workers))
+                    / max(Date().timeIntervalSince(started), 1e-9)
+                let delays = receiver.delays(from: started)
+                let paced = Latencies(delays)
+                let http = Latencies(load.http.latencies)
+                report(
+                    String(
+                        format: "paced, %d subscriptions: offered %.0f emails/s (%.0f%% of the rate without), took %.0f/s; "
+                            + "HTTP p50 %.1f ms, p99 %.1f ms; %d deliveries (%d during the phase%@), latency p50 %.0f ms, "
+                            + "p99 %.0f ms; server busy %.2f of %d cores",
+                        Self.subscriptions, offered, pacedShare * 100, Double(acknowledged) / load.elapsed.seconds,
+                        http.percentile(0.5) * 1e3, http.percentile(0.99) * 1e3, delays.count, during,
+                        drained ? "" : ", NOT all drained", paced.percentile(0.5) * 1e3, paced.percentile(0.99) * 1e3,
+                        busy, ProcessInfo.processInfo.activeProcessorCount))
+                for id in hooks { _ = try await control.request(.DELETE, "/v1/webhooks/\(id)", token: adminToken) }
+            }
             let status = await server.stop()
             report("  stopped with SIGTERM: exit status \(status)")
         } catch {

@@ -1,4 +1,5 @@
 import Admission
+import EventLoopSupport
 import Foundation
 import Hummingbird
 import Ingestion
@@ -33,7 +34,20 @@ package struct GatewayServer: Sendable {
             if let address { onListening(.http, address) }
         }
         let store = services.ingestor.environment.store
-        let transport = try services.webhookTransport ?? PageFetcher(configuration: services.webhookFetchConfiguration())
+        // Deliveries on their own threads at a lower CPU priority: a busy machine ingests first (DESIGN.md,
+        // "Publishing changes").
+        let delivery = BackgroundEventLoops(
+            threads: configuration.webhookThreads, niceness: Int32(configuration.webhookNiceness))
+        logger.info(
+            "webhook deliveries run on \(delivery.niceness.count) thread(s) at nice \(delivery.niceness.map(String.init).joined(separator: ", "))")
+        let transport: any WebhookTransport
+        do {
+            transport = try services.webhookTransport
+                ?? PageFetcher(configuration: services.webhookFetchConfiguration(), eventLoopGroup: delivery.group)
+        } catch {
+            await delivery.shutdown()
+            throw error
+        }
         var group: [any Service] = [
             StoreWatcher(
                 store: services.ingestor.environment.store, cache: services.readCache, health: services.storeHealth,
@@ -41,7 +55,8 @@ package struct GatewayServer: Sendable {
             SpoolWorker(services: services, logger: logger),
             WebhookDispatcher(
                 store: store, transport: transport, configuration: services.webhookDispatcherConfiguration,
-                node: services.node, now: services.ingestor.environment.now, metrics: services.metrics, logger: logger),
+                node: services.node, now: services.ingestor.environment.now, metrics: services.metrics,
+                executors: delivery.executors, logger: logger),
             ClusterJobs(
                 jobs: services.clusterJobs, store: services.ingestor.environment.store, node: services.node,
                 tick: services.clusterJobTick, now: services.ingestor.environment.now, logger: logger),
@@ -76,7 +91,13 @@ package struct GatewayServer: Sendable {
                 services: group.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) },
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger))
-        try await serviceGroup.run()
+        do {
+            try await serviceGroup.run()
+        } catch {
+            await delivery.shutdown()
+            throw error
+        }
+        await delivery.shutdown()
     }
 }
 

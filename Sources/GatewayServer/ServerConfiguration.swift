@@ -131,6 +131,11 @@ package struct ServerConfiguration: Sendable, Hashable {
     package var webhookMaxResponseBytes = 65_536
     /// Webhooks: attempts in flight at once.
     package var webhookConcurrency = 16
+    /// Webhooks: the threads that make, sign and send deliveries (their TLS and HTTP included).
+    package var webhookThreads = 1
+    /// Webhooks: the nice value of those threads (0...19; the process's other threads keep theirs). Above 0, a busy
+    /// machine gives ingestion the CPU first and delivers with what is left: deliveries wait, ingestion does not.
+    package var webhookNiceness = 10
     /// Webhooks: how long the dispatcher's lease lasts (renewed at a third of it): how long deliveries wait for
     /// another node when the dispatching one dies.
     package var webhookDispatcherLeaseSeconds = 30.0
@@ -221,6 +226,8 @@ package struct ServerConfiguration: Sendable, Hashable {
         try reader.double("webhook-timeout-seconds", into: &configuration.webhookTimeoutSeconds, range: 0.1...600)
         try reader.int("webhook-max-response-bytes", into: &configuration.webhookMaxResponseBytes, range: 0...16_777_216)
         try reader.int("webhook-concurrency", into: &configuration.webhookConcurrency, range: 1...1024)
+        try reader.int("webhook-threads", into: &configuration.webhookThreads, range: 1...64)
+        try reader.int("webhook-nice", into: &configuration.webhookNiceness, range: 0...19)
         try reader.double(
             "webhook-dispatcher-lease-seconds", into: &configuration.webhookDispatcherLeaseSeconds, range: 1...3600)
         try reader.finish()

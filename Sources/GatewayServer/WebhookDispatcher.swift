@@ -39,6 +39,11 @@ extension PageFetcher: WebhookTransport {}
 ///
 /// Woken at once by changes committed on this node (``ChangeSignal``); changes committed on other nodes are picked
 /// up by a short poll (``Configuration/pollInterval``, one second).
+///
+/// Where the work runs: given `executors` (`gateway serve` gives it the loops of a ``BackgroundEventLoops`` group,
+/// `webhook-threads` of them at `webhook-nice`), the loop and its senders run there, and so do the transport's
+/// connections when it is made on the same group: making each change's event, signing it, TLS and HTTP. On a busy
+/// machine ingestion then gets the CPU first and deliveries wait for what it leaves; on an idle one they run at once.
 package struct WebhookDispatcher: Service {
     package struct Configuration: Sendable {
         package var schedule = RetrySchedule()
@@ -73,10 +78,13 @@ package struct WebhookDispatcher: Service {
     let now: @Sendable () -> Date
     let metrics: GatewayMetrics?
     let logger: Logger
+    /// Where the dispatcher and its senders run (the senders take them in turn); empty: wherever Swift runs tasks.
+    let executors: [any TaskExecutor]
 
     package init(
         store: any GatewayStore, transport: any WebhookTransport, configuration: Configuration, node: String,
-        now: @escaping @Sendable () -> Date = { Date() }, metrics: GatewayMetrics? = nil, logger: Logger
+        now: @escaping @Sendable () -> Date = { Date() }, metrics: GatewayMetrics? = nil,
+        executors: [any TaskExecutor] = [], logger: Logger
     ) {
         self.store = store
         self.transport = transport
@@ -84,10 +92,16 @@ package struct WebhookDispatcher: Service {
         self.node = node
         self.now = now
         self.metrics = metrics
+        self.executors = executors
         self.logger = logger
     }
 
     package func run() async throws {
+        try await withTaskExecutorPreference(executors.first) { try await lead() }
+    }
+
+    /// The lease loop: dispatches while this node holds the lease.
+    private func lead() async throws {
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             let held: Bool
             do {
@@ -122,6 +136,7 @@ package struct WebhookDispatcher: Service {
         var lastRead = lastWrite
         var queuedGeneration = store.changeSignal.generation &- 1
         var readNeeded = true
+        var senders = 0
         await withDiscardingTaskGroup { group in
             while !Task.isCancelled && !Task.isShuttingDownGracefully {
                 let localGeneration = state.wake.generation
@@ -158,7 +173,9 @@ package struct WebhookDispatcher: Service {
                     readNeeded = false
                 }
                 for _ in 0..<state.addSenders(upTo: configuration.concurrency) {
-                    group.addTask {
+                    senders &+= 1
+                    let executor = executors.isEmpty ? nil : executors[senders % executors.count]
+                    group.addTask(executorPreference: executor) {
                         while let delivery = state.next() {
                             state.complete(await self.attempt(delivery, state: state))
                         }

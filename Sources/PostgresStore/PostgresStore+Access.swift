@@ -1,3 +1,4 @@
+internal import EventLoopSupport
 internal import Foundation
 internal import Logging
 internal import NIOCore
@@ -285,20 +286,5 @@ func encodeJSON<T: Encodable>(_ value: T) throws -> String {
         return String(decoding: try encoder.encode(value), as: UTF8.self)
     } catch {
         throw StoreError(code: .invalidArgument, reason: "a \(T.self) could not be encoded as JSON")
-    }
-}
-
-/// A NIO event loop as a task executor: the jobs of a task that prefers it run on the loop's thread.
-final class EventLoopTaskExecutor: TaskExecutor {
-    let loop: any EventLoop
-
-    init(_ loop: any EventLoop) {
-        self.loop = loop
-    }
-
-    func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        let executor = asUnownedTaskExecutor()
-        loop.execute { job.runSynchronously(on: executor) }
     }
 }

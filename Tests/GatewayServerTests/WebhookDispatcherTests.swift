@@ -1,4 +1,6 @@
+import EventLoopSupport
 import Foundation
+import Glibc
 import InMemoryStore
 import Logging
 import Publishing
@@ -22,6 +24,8 @@ struct WebhookDispatcherTests {
             var contentType: String
             var body: [UInt8]
             var status: Int
+            /// The nice value of the thread the attempt ran on.
+            var niceness: Int32
         }
 
         let answer: @Sendable (_ id: String, _ attempt: Int) -> Int
@@ -39,7 +43,8 @@ struct WebhookDispatcherTests {
                 received.append(
                     Received(
                         id: id, timestamp: Int64(header("webhook-timestamp")) ?? 0, signature: header("webhook-signature"),
-                        contentType: header("content-type"), body: body, status: status))
+                        contentType: header("content-type"), body: body, status: status,
+                        niceness: WebhookDispatcherTests.threadNiceness()))
                 return status
             }
             return PageFetcher.PostResponse(statusCode: status, body: [], connectedAddress: "192.0.2.1")
@@ -47,6 +52,9 @@ struct WebhookDispatcherTests {
 
         var all: [Received] { received.withLock { $0 } }
     }
+
+    /// The calling thread's nice value (Linux keeps one per thread).
+    static func threadNiceness() -> Int32 { getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0) }
 
     static func configuration(retryFor: TimeInterval = 30) -> WebhookDispatcher.Configuration {
         var configuration = WebhookDispatcher.Configuration()
@@ -109,6 +117,42 @@ struct WebhookDispatcherTests {
         #expect(positions["A"]?.count == 4 && positions["B"]?.count == 4)
         // Retries of one change carry the same id: a receiver drops duplicates by it.
         #expect(Set(receiver.all.map(\.id)).count == 8)
+    }
+
+    @Test func attemptsRunOnTheBackgroundLoopsAtTheirLowerPriorityAndTheRestOfTheProcessKeepsItsOwn() async throws {
+        let before = Self.threadNiceness()
+        let loops = BackgroundEventLoops(threads: 2, niceness: 10)
+        let expected = max(before, 10)
+        #expect(loops.niceness == [expected, expected])
+        #expect(Self.threadNiceness() == before)
+        let store = InMemoryStore()
+        let hook = try await store.addWebhook(
+            url: "https://hooks.example/in", owner: nil, domain: nil, types: [], secret: WebhookSecret.generate().description,
+            by: "test")
+        let receiver = ScriptedReceiver { _, _ in 204 }
+        let dispatcher = WebhookDispatcher(
+            store: store, transport: receiver, configuration: Self.configuration(), node: "node-a",
+            executors: loops.executors, logger: Logger(label: "test"))
+        for item in ["A", "B", "C", "D"] { _ = try await store.apply([Sample.flight(item: item, gate: "1")]) }
+        try await Self.run([dispatcher]) {
+            try await store.deliveries(webhookID: hook.id, state: .delivered, limit: 100).count == 4
+        }
+        await loops.shutdown()
+        #expect(receiver.all.count == 4)
+        #expect(receiver.all.allSatisfy { $0.niceness == expected })
+        // Without executors the attempts run where Swift runs tasks, at the process's priority.
+        let plain = ScriptedReceiver { _, _ in 204 }
+        let unpinned = WebhookDispatcher(
+            store: store, transport: plain, configuration: Self.configuration(), node: "node-b",
+            logger: Logger(label: "test"))
+        _ = try await store.apply([Sample.flight(item: "E", gate: "1")])
+        try await store.releaseLease(WebhookDispatcher.leaseName, holder: "node-a")
+        try await Self.run([unpinned]) {
+            try await store.deliveries(webhookID: hook.id, state: .delivered, limit: 100).count == 5
+        }
+        #expect(plain.all.count == 1)
+        #expect(plain.all.allSatisfy { $0.niceness == before })
+        #expect(Self.threadNiceness() == before)
     }
 
     @Test func aReceiverThatNeverTakesItGetsItMarkedDeadAfterTheRetryPeriod() async throws {
