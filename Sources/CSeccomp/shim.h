@@ -65,6 +65,8 @@ static inline int csandbox_get_flags(int fd) { return fcntl(fd, F_GETFL); }
 static inline int csandbox_dup_cloexec_above(int fd, int minimum) { return fcntl(fd, F_DUPFD_CLOEXEC, minimum); }
 /// F_SETPIPE_SZ (Linux 2.6.35, fcntl(2)): 1031, declared by glibc only under _GNU_SOURCE.
 static inline int csandbox_set_pipe_size(int fd, int size) { return fcntl(fd, 1031, size); }
+/// F_GETPIPE_SZ (1032): the pipe's capacity in bytes.
+static inline int csandbox_get_pipe_size(int fd) { return fcntl(fd, 1032); }
 
 /// Keeps the worker's freed memory for its next document (mallopt(3); no system call): blocks up
 /// to `mmap_threshold` bytes come from the heap, and the heap's free top is given back to the

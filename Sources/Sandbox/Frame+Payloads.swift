@@ -43,6 +43,11 @@ extension ExtractionRequest {
         return bytes
     }
 
+    /// The whole request frame's size: header, fixed fields, encoding label and document.
+    var frameBytes: Int {
+        Frame.headerSize + ExtractionRequest.fixedPayloadSize + (encoding?.utf8.count ?? 0) + document.count
+    }
+
     /// Reads the fixed fields of a request payload; the encoding label and the document follow.
     static func parseFixedFields(_ fields: ArraySlice<UInt8>) throws(FrameError) -> FixedFields {
         guard fields.count >= fixedPayloadSize else {

@@ -53,11 +53,16 @@ final class WorkerProcess {
         Array("failed to allocate".utf8), Array("Cannot allocate memory".utf8), Array("out of memory".utf8),
     ]
 
+    /// What the request pipe holds: the slot writes a batch of requests only if it fits, so that the
+    /// write never waits for the worker (which may meanwhile be writing answers).
+    let requestPipeBytes: Int
+
     private init(processID: pid_t, input: Int32, output: Int32, diagnostics: Int32) {
         self.processID = processID
         self.input = input
         self.output = output
         self.diagnostics = diagnostics
+        self.requestPipeBytes = Int(max(csandbox_get_pipe_size(input), 0))
     }
 
     deinit {

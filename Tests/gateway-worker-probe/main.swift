@@ -50,6 +50,7 @@ func handle(_ request: ExtractionRequest) -> MarkupGraph {
         var node = SchemaNode(types: ["Echo"], syntax: .jsonLD)
         node.append(.text(String(request.document.count)), for: "length")
         node.append(.text(request.kind.description), for: "kind")
+        node.append(.text(String(getpid())), for: "pid")
         return MarkupGraph(nodes: [node])
     case "open":
         let fd = open("/etc/hostname", O_RDONLY)
