@@ -171,8 +171,18 @@ struct WorkerSlot: Sendable {
         _ job: PoolCore.Job, from worker: WorkerProcess, deadline: ContinuousClock.Instant
     ) -> (PoolCore.Answer, Bool) {
         let request = job.request
-        let interrupted = { core.isCancelRequested(slot: index, id: request.id) }
-        if interrupted() { return (.failure(cancelled(worker)), false) }  // cancelled while it waited in the batch
+        // Cancelled while it waited in the batch: the worker has it and answers it; the answer is dropped.
+        let cancelledEarlier = core.isCancelRequested(slot: index, id: request.id)
+        let interrupted = { !cancelledEarlier && core.isCancelRequested(slot: index, id: request.id) }
+        let (answer, keep) = read(job, from: worker, deadline: deadline, interrupted: interrupted)
+        guard cancelledEarlier, keep else { return (answer, keep) }
+        return (.failure(SandboxFailure(code: .cancelled, reason: "the task was cancelled before the worker reached it")), true)
+    }
+
+    private func read(
+        _ job: PoolCore.Job, from worker: WorkerProcess, deadline: ContinuousClock.Instant, interrupted: () -> Bool
+    ) -> (PoolCore.Answer, Bool) {
+        let request = job.request
 
         let maxPayload = 8 + max(Int(request.limits.maxResponseBytes), 1 + Frame.maxReasonBytes)
         let kind: Frame.Kind

@@ -303,6 +303,27 @@ extension WorkerProcessTests {
             }
         }
 
+        @Test("a document cancelled while it waits in a batch is answered cancelled; its worker lives on")
+        func cancelledInBatch() async throws {
+            try await withWorkerPool(configuration: .probe(workers: 1)) { pool in
+                async let spinning = pool.probe("spin:400")
+                _ = try #require(await pool.busyWorker())
+                let ahead = Task { await pool.probe("spin:300") }
+                try await Task.sleep(for: .milliseconds(20))
+                let cancelled = Task { await pool.probe("echo 1") }
+                try await Task.sleep(for: .milliseconds(20))
+                let behind = Task { await pool.probe("echo 2") }
+                #expect(await spinning.value != nil)
+                try await Task.sleep(for: .milliseconds(100))  // the three are written; the worker spins on the first
+                cancelled.cancel()
+                #expect(await cancelled.value.failureCode == .cancelled)
+                #expect(await ahead.value.value != nil)
+                #expect(await behind.value.value != nil)
+                #expect(pool.workers.first?.largestBatch == 3)
+                #expect(pool.workers.first?.restarts == 0)
+            }
+        }
+
         @Test("a document of a batch that overruns its deadline is killed with its worker; the rest are retried")
         func timeoutInBatch() async throws {
             try await withWorkerPool(configuration: .probe(workers: 1)) { pool in
