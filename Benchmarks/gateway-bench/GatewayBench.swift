@@ -84,8 +84,8 @@ struct GatewayBench: AsyncParsableCommand {
     @Option(help: "Rounds of the publish suite (each: a phase without and one with subscriptions).")
     var publishRounds = 2
 
-    @Option(help: "The served gateway's webhook-nice in the publish suite (default: gateway serve's own, 10).")
-    var publishWebhookNice: Int?
+    @Option(help: "The served gateway's webhook-priority in the publish suite: idle or a nice value 0-19 (default: gateway serve's own, idle).")
+    var publishWebhookPriority: String?
 
     @Option(help: "The publish suite's paced phase offers this share of the rate without subscriptions (0 skips it).")
     var publishPacedShare = 0.6
@@ -100,11 +100,11 @@ struct GatewayBench: AsyncParsableCommand {
         guard messages > 0, documents > 0, inFlight > 0, duration > 0, sweepSeconds >= 0, crashAfter > 0,
             clientThreads > 0, streamSeconds > 0, streamMessages >= 100, publishSeconds > 0, publishConnections > 0,
             publishRounds > 0, consoleEntries > 0, consoleRequests > 0, (0...1).contains(publishPacedShare),
-            (0...19).contains(publishWebhookNice ?? 0)
+            publishWebhookPriority.map { $0 == "idle" || (Int($0).map { (0...19).contains($0) } ?? false) } ?? true
         else {
             throw ValidationError(
                 "counts and durations must be positive (--stream-messages at least 100, --publish-paced-share 0...1, "
-                    + "--publish-webhook-nice 0...19)")
+                    + "--publish-webhook-priority idle or 0...19)")
         }
         if let workers, workers <= 0 { throw ValidationError("--workers must be positive") }
         if let postgresLanes, postgresLanes <= 0 { throw ValidationError("--postgres-lanes must be positive") }
@@ -136,7 +136,7 @@ struct GatewayBench: AsyncParsableCommand {
                 case .publish:
                     try await PublishBenchmark(
                         seconds: publishSeconds, connections: publishConnections, rounds: publishRounds,
-                        webhookNice: publishWebhookNice, pacedShare: publishPacedShare
+                        webhookPriority: publishWebhookPriority, pacedShare: publishPacedShare
                     ).run()
                 case .console: try await ConsoleBenchmark(entries: consoleEntries, requests: consoleRequests).run()
                 }

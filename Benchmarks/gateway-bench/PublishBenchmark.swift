@@ -15,13 +15,13 @@ import Synchronization
 /// (a load the machine carries, as a gateway is run), with the subscriptions, for the delivery latency there.
 ///
 ///   gateway-bench publish [--publish-seconds S (8)] [--publish-connections N (8)] [--publish-rounds N (2)]
-///                         [--publish-webhook-nice N] [--publish-paced-share F (0.6)]
+///                         [--publish-webhook-priority idle|N] [--publish-paced-share F (0.6)]
 struct PublishBenchmark {
     var seconds: Double
     var connections: Int
     var rounds: Int
-    /// The server's `webhook-nice`; nil leaves its default.
-    var webhookNice: Int?
+    /// The server's `webhook-priority`; nil leaves its default.
+    var webhookPriority: String?
     /// The paced phase's offered rate, as a share of the rate without subscriptions; 0 skips the phase.
     var pacedShare: Double
     static let subscriptions = 3
@@ -32,7 +32,7 @@ struct PublishBenchmark {
     func run() async throws {
         report(
             "== Publishing: ingest with 0 and with \(Self.subscriptions) webhook subscriptions, delivery latency "
-                + "(webhook-nice \(webhookNice.map(String.init) ?? "default")) ==")
+                + "(webhook-priority \(webhookPriority ?? "default")) ==")
         let directoryOfBench = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
         let gateway = directoryOfBench.appendingPathComponent("gateway").path
         // .build/release/gateway-bench: the repository is two levels up (its certs/ hold the test site's).
@@ -69,16 +69,18 @@ struct PublishBenchmark {
             """.write(toFile: policyPath, atomically: true, encoding: .utf8)
         let storePath = directory.appendingPathComponent("gateway.sqlite").path
         var configuration: [String] = []
-        if let webhookNice {
+        if let webhookPriority {
             let path = directory.appendingPathComponent("serve.yaml").path
-            try "webhook-nice: \(webhookNice)\n".write(toFile: path, atomically: true, encoding: .utf8)
+            try "webhook-priority: \(webhookPriority)\n".write(toFile: path, atomically: true, encoding: .utf8)
             configuration = ["--config", path]
         }
         let adminToken = (0..<4).map { _ in String(UInt64.random(in: .min ... .max), radix: 16) }.joined()
 
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        // The receiver on its own thread (a receiver is another system): its TLS never delays the load's clients.
+        let receiverGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let receiver = try await WebhookSink.start(
-            group: group, certificate: certs.appendingPathComponent("booking.example.test.pem").path,
+            group: receiverGroup, certificate: certs.appendingPathComponent("booking.example.test.pem").path,
             key: certs.appendingPathComponent("booking.example.test.key").path)
         let server = try await ServerProcess.start(
             executable: gateway,
@@ -125,6 +127,7 @@ struct PublishBenchmark {
                     let hooks = subscribed ? try await subscribe() : []
                     receiver.reset()
                     let cpuBefore = server.cpuSeconds
+                    let benchBefore = CPUTime.now().process
                     let started = Date()
                     let load = await driver.run(
                         corpus: corpus, token: senderToken, httpConnections: connections, lmtpSessions: connections,
@@ -158,9 +161,11 @@ struct PublishBenchmark {
                     let cpu = (cpuAfter.server - cpuBefore.server) + (cpuAfter.workers - cpuBefore.workers)
                     cpuPerEmail[subscribed, default: []].append(cpu / Double(max(acknowledged, 1)))
                     line += String(
-                        format: "; server CPU %.2f ms per email (gateway %.2f + workers %.2f s in all)",
+                        format: "; server CPU %.2f ms per email (gateway %.2f + workers %.2f s in all); this process "
+                            + "(load and receiver) %.2f ms",
                         cpu / Double(max(acknowledged, 1)) * 1e3, cpuAfter.server - cpuBefore.server,
-                        cpuAfter.workers - cpuBefore.workers)
+                        cpuAfter.workers - cpuBefore.workers,
+                        (CPUTime.now().process - benchBefore) / Double(max(acknowledged, 1)) * 1e3)
                     report(line)
                 }
             }
@@ -223,10 +228,12 @@ struct PublishBenchmark {
             await server.killHard()
             try? await receiver.close()
             try? await group.shutdownGracefully()
+            try? await receiverGroup.shutdownGracefully()
             throw BenchFailure("publish: \(error); server log: \(server.logPath)")
         }
         try? await receiver.close()
         try? await group.shutdownGracefully()
+        try? await receiverGroup.shutdownGracefully()
         try? FileManager.default.removeItem(at: directory)
     }
 }

@@ -4,44 +4,84 @@ import Glibc
 package import NIOCore
 internal import NIOPosix
 
-/// Event loops for work that must never slow the work people wait for: their threads run at a higher nice value
-/// (a lower CPU priority) than the rest of the process, so that when the cores are busy the scheduler gives them what
-/// the other threads leave, and when the cores are idle they run at full speed.
+/// Event loops for work that must never slow the work people wait for: their threads run at a lower CPU priority
+/// than the rest of the process, so that when the cores are busy the scheduler gives them what the other threads
+/// leave, and when the cores are idle they run at full speed.
 ///
-/// Linux keeps the nice value per thread (`setpriority(2)`: "the nice value is a per-thread attribute"), so raising
-/// it on a loop's own thread leaves the process's other threads as they are. Raising it needs no privilege.
+/// Linux keeps the scheduling policy and the nice value per thread (`sched_setscheduler(2)`, `setpriority(2)`: "the
+/// nice value is a per-thread attribute"), so changing them on a loop's own thread leaves the process's other threads
+/// as they are. Lowering a thread's priority needs no privilege.
 package struct BackgroundEventLoops: Sendable {
+    /// How much lower than the rest of the process the loops run.
+    package enum Priority: Sendable, Hashable, CustomStringConvertible {
+        /// A nice value, 0...19 (0: the same share as the other threads; 19: the smallest share, about 1.5% of a
+        /// busy core against one thread at 0).
+        case nice(Int32)
+        /// `SCHED_IDLE`: only when no other thread of the process's group wants the core, and a waking thread of
+        /// the process takes the core back at once (a background thread never delays one by its time slice).
+        case idle
+
+        package var description: String {
+            switch self {
+            case .nice(let value): "nice \(value)"
+            case .idle: "idle"
+            }
+        }
+    }
+
+    /// What a loop's thread runs at after the change, for the log and the tests.
+    package struct Applied: Sendable, Hashable {
+        /// The thread's nice value.
+        package var niceness: Int32
+        /// Whether its policy is `SCHED_IDLE`.
+        package var idle: Bool
+
+        package init(niceness: Int32, idle: Bool) {
+            self.niceness = niceness
+            self.idle = idle
+        }
+    }
+
     /// The loops, for connections made on them.
     package let group: any EventLoopGroup
     /// One task executor per loop, for tasks that run there.
     package let executors: [EventLoopTaskExecutor]
-    /// The nice value each loop's thread has after the change (for the log and the tests).
-    package let niceness: [Int32]
+    /// What each loop's thread runs at.
+    package let applied: [Applied]
 
-    /// Starts `threads` loops (at least one) whose threads run at `niceness`, clamped to 0...19 (0 leaves them at the
-    /// process's priority; a thread that already runs at a higher value keeps it). Shut them down when done.
-    package init(threads: Int, niceness: Int32) {
+    /// `SCHED_IDLE` from <sched.h> (a GNU extension Swift does not import).
+    static let schedIdle: Int32 = 5
+
+    /// Starts `threads` loops (at least one) whose threads run at `priority` (a nice value is clamped to 0...19; a
+    /// thread already at a lower priority keeps it). Shut them down when done.
+    package init(threads: Int, priority: Priority) {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, threads))
-        let value = min(max(niceness, 0), 19)
         var executors: [EventLoopTaskExecutor] = []
-        var applied: [Int32] = []
+        var applied: [Applied] = []
         for loop in group.makeIterator() {
             executors.append(EventLoopTaskExecutor(loop))
-            let reported = try? loop.submit { () -> Int32 in
+            let reported = try? loop.submit { () -> Applied in
                 #if os(Linux)
-                // `who` 0 is the calling thread under Linux (not the whole process, as POSIX has it).
+                // `who` and `pid` 0 are the calling thread under Linux (not the whole process, as POSIX has it).
                 let which = __priority_which_t(PRIO_PROCESS.rawValue)
-                if value > getpriority(which, 0) { _ = setpriority(which, 0, value) }
-                return getpriority(which, 0)
+                switch priority {
+                case .nice(let value):
+                    let value = min(max(value, 0), 19)
+                    if value > getpriority(which, 0) { _ = setpriority(which, 0, value) }
+                case .idle:
+                    var parameters = sched_param(sched_priority: 0)
+                    _ = sched_setscheduler(0, Self.schedIdle, &parameters)
+                }
+                return Applied(niceness: getpriority(which, 0), idle: sched_getscheduler(0) == Self.schedIdle)
                 #else
-                return 0
+                return Applied(niceness: 0, idle: false)
                 #endif
             }.wait()
-            applied.append(reported ?? 0)
+            applied.append(reported ?? Applied(niceness: 0, idle: false))
         }
         self.group = group
         self.executors = executors
-        self.niceness = applied
+        self.applied = applied
     }
 
     /// Stops the loops once the work on them has ended.

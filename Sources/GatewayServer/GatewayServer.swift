@@ -37,9 +37,10 @@ package struct GatewayServer: Sendable {
         // Deliveries on their own threads at a lower CPU priority: a busy machine ingests first (DESIGN.md,
         // "Publishing changes").
         let delivery = BackgroundEventLoops(
-            threads: configuration.webhookThreads, niceness: Int32(configuration.webhookNiceness))
+            threads: configuration.webhookThreads, priority: configuration.webhookPriority)
         logger.info(
-            "webhook deliveries run on \(delivery.niceness.count) thread(s) at nice \(delivery.niceness.map(String.init).joined(separator: ", "))")
+            "webhook deliveries run on \(delivery.applied.count) thread(s) at priority \(configuration.webhookPriority)",
+            metadata: ["applied": "\(delivery.applied.map { $0.idle ? "idle" : "nice \($0.niceness)" })"])
         let transport: any WebhookTransport
         do {
             transport = try services.webhookTransport

@@ -1,3 +1,4 @@
+package import EventLoopSupport
 import Foundation
 package import Store
 import Yams
@@ -133,9 +134,10 @@ package struct ServerConfiguration: Sendable, Hashable {
     package var webhookConcurrency = 16
     /// Webhooks: the threads that make, sign and send deliveries (their TLS and HTTP included).
     package var webhookThreads = 1
-    /// Webhooks: the nice value of those threads (0...19; the process's other threads keep theirs). Above 0, a busy
-    /// machine gives ingestion the CPU first and delivers with what is left: deliveries wait, ingestion does not.
-    package var webhookNiceness = 10
+    /// Webhooks: the CPU priority of those threads (the process's other threads keep theirs): `idle` (SCHED_IDLE, the
+    /// default) or a nice value 0...19. Below the rest, a busy machine gives ingestion the CPU first and delivers with
+    /// what is left: deliveries wait, ingestion does not.
+    package var webhookPriority = BackgroundEventLoops.Priority.idle
     /// Webhooks: how long the dispatcher's lease lasts (renewed at a third of it): how long deliveries wait for
     /// another node when the dispatching one dies.
     package var webhookDispatcherLeaseSeconds = 30.0
@@ -227,7 +229,15 @@ package struct ServerConfiguration: Sendable, Hashable {
         try reader.int("webhook-max-response-bytes", into: &configuration.webhookMaxResponseBytes, range: 0...16_777_216)
         try reader.int("webhook-concurrency", into: &configuration.webhookConcurrency, range: 1...1024)
         try reader.int("webhook-threads", into: &configuration.webhookThreads, range: 1...64)
-        try reader.int("webhook-nice", into: &configuration.webhookNiceness, range: 0...19)
+        if let priority = try reader.string("webhook-priority") {
+            if priority == "idle" {
+                configuration.webhookPriority = .idle
+            } else if let nice = Int32(priority), (0...19).contains(nice) {
+                configuration.webhookPriority = .nice(nice)
+            } else {
+                throw .invalid("\(source): webhook-priority must be idle or a nice value from 0 to 19")
+            }
+        }
         try reader.double(
             "webhook-dispatcher-lease-seconds", into: &configuration.webhookDispatcherLeaseSeconds, range: 1...3600)
         try reader.finish()

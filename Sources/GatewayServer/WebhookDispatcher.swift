@@ -41,7 +41,7 @@ extension PageFetcher: WebhookTransport {}
 /// up by a short poll (``Configuration/pollInterval``, one second).
 ///
 /// Where the work runs: given `executors` (`gateway serve` gives it the loops of a ``BackgroundEventLoops`` group,
-/// `webhook-threads` of them at `webhook-nice`), the loop and its senders run there, and so do the transport's
+/// `webhook-threads` of them at `webhook-priority`), the loop and its senders run there, and so do the transport's
 /// connections when it is made on the same group: making each change's event, signing it, TLS and HTTP. On a busy
 /// machine ingestion then gets the CPU first and deliveries wait for what it leaves; on an idle one they run at once.
 package struct WebhookDispatcher: Service {

@@ -1,3 +1,4 @@
+import EventLoopSupport
 import Foundation
 import GatewayServer
 import Store
@@ -49,6 +50,18 @@ struct ServerConfigurationTests {
         let configuration = try ServerConfiguration.parse(yaml: "store: postgres://gw@db.example:5433/gateway?sslmode=require")
         #expect(configuration.store?.description == "postgres://gw@db.example:5433/gateway?sslmode=require")
         #expect(try ServerConfiguration.parse(yaml: "").store == nil)
+    }
+
+    @Test func webhookPriorityIsIdleOrANiceValue() throws {
+        #expect(try ServerConfiguration.parse(yaml: "").webhookPriority == .idle)
+        #expect(try ServerConfiguration.parse(yaml: "webhook-priority: idle").webhookPriority == .idle)
+        #expect(try ServerConfiguration.parse(yaml: "webhook-priority: 12").webhookPriority == .nice(12))
+        #expect(try ServerConfiguration.parse(yaml: "webhook-priority: 0").webhookPriority == .nice(0))
+        for wrong in ["20", "-1", "high", "nice 5"] {
+            #expect(throws: ServerConfigurationError.self) {
+                try ServerConfiguration.parse(yaml: "webhook-priority: \(wrong)")
+            }
+        }
     }
 
     @Test func listenersParse() throws {

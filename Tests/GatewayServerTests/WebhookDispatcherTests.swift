@@ -24,8 +24,8 @@ struct WebhookDispatcherTests {
             var contentType: String
             var body: [UInt8]
             var status: Int
-            /// The nice value of the thread the attempt ran on.
-            var niceness: Int32
+            /// The priority of the thread the attempt ran on.
+            var applied: BackgroundEventLoops.Applied
         }
 
         let answer: @Sendable (_ id: String, _ attempt: Int) -> Int
@@ -44,7 +44,8 @@ struct WebhookDispatcherTests {
                     Received(
                         id: id, timestamp: Int64(header("webhook-timestamp")) ?? 0, signature: header("webhook-signature"),
                         contentType: header("content-type"), body: body, status: status,
-                        niceness: WebhookDispatcherTests.threadNiceness()))
+                        applied: .init(
+                            niceness: WebhookDispatcherTests.threadNiceness(), idle: WebhookDispatcherTests.threadIsIdle())))
                 return status
             }
             return PageFetcher.PostResponse(statusCode: status, body: [], connectedAddress: "192.0.2.1")
@@ -119,12 +120,22 @@ struct WebhookDispatcherTests {
         #expect(Set(receiver.all.map(\.id)).count == 8)
     }
 
-    @Test func attemptsRunOnTheBackgroundLoopsAtTheirLowerPriorityAndTheRestOfTheProcessKeepsItsOwn() async throws {
+    /// The calling thread's scheduling policy is SCHED_IDLE.
+    static func threadIsIdle() -> Bool { sched_getscheduler(0) == 5 }
+
+    @Test(arguments: [BackgroundEventLoops.Priority.idle, .nice(10)])
+    func attemptsRunOnTheBackgroundLoopsAtTheirLowerPriorityAndTheRestOfTheProcessKeepsItsOwn(
+        priority: BackgroundEventLoops.Priority
+    ) async throws {
         let before = Self.threadNiceness()
-        let loops = BackgroundEventLoops(threads: 2, niceness: 10)
-        let expected = max(before, 10)
-        #expect(loops.niceness == [expected, expected])
-        #expect(Self.threadNiceness() == before)
+        let loops = BackgroundEventLoops(threads: 2, priority: priority)
+        let expected: BackgroundEventLoops.Applied =
+            switch priority {
+            case .idle: .init(niceness: before, idle: true)
+            case .nice(let value): .init(niceness: max(before, value), idle: false)
+            }
+        #expect(loops.applied == [expected, expected])
+        #expect(Self.threadNiceness() == before && !Self.threadIsIdle())
         let store = InMemoryStore()
         let hook = try await store.addWebhook(
             url: "https://hooks.example/in", owner: nil, domain: nil, types: [], secret: WebhookSecret.generate().description,
@@ -139,7 +150,7 @@ struct WebhookDispatcherTests {
         }
         await loops.shutdown()
         #expect(receiver.all.count == 4)
-        #expect(receiver.all.allSatisfy { $0.niceness == expected })
+        #expect(receiver.all.allSatisfy { $0.applied == expected })
         // Without executors the attempts run where Swift runs tasks, at the process's priority.
         let plain = ScriptedReceiver { _, _ in 204 }
         let unpinned = WebhookDispatcher(
@@ -151,8 +162,8 @@ struct WebhookDispatcherTests {
             try await store.deliveries(webhookID: hook.id, state: .delivered, limit: 100).count == 5
         }
         #expect(plain.all.count == 1)
-        #expect(plain.all.allSatisfy { $0.niceness == before })
-        #expect(Self.threadNiceness() == before)
+        #expect(plain.all.allSatisfy { $0.applied == .init(niceness: before, idle: false) })
+        #expect(Self.threadNiceness() == before && !Self.threadIsIdle())
     }
 
     @Test func aReceiverThatNeverTakesItGetsItMarkedDeadAfterTheRetryPeriod() async throws {
