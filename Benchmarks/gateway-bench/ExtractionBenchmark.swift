@@ -92,7 +92,10 @@ struct ExtractionBenchmark {
         // for a pass in-process; this process's and the worker's for a pass through the sandbox.
         var inProcessCPU = Double.infinity
         var sandboxCPU = Double.infinity
-        var sandboxCPUParts = (gateway: 0.0, worker: 0.0)
+        var sandboxCPUParts = (gateway: 0.0, worker: 0.0, slots: 0.0)
+        // The same worker with 8 documents in flight, as a server has them: the queued ones go to it in batches.
+        var queuedCPU = Double.infinity
+        var queuedSeconds = Double.infinity
         for _ in 0..<comparisonPasses {
             var start = ContinuousClock.now
             var cpu = Self.processCPUSeconds()
@@ -105,6 +108,7 @@ struct ExtractionBenchmark {
             if let pool {
                 let workerID = pool.workers.first?.processID
                 let workerCPU = workerID.flatMap(Self.cpuSeconds(ofProcess:))
+                let slotCPU = Self.slotThreadsCPUSeconds()
                 start = ContinuousClock.now
                 cpu = Self.processCPUSeconds()
                 _ = await Self.sandboxPass(corpus, pool: pool, inFlight: 1)
@@ -116,7 +120,17 @@ struct ExtractionBenchmark {
                 {
                     if ownCPU + after - workerCPU < sandboxCPU {
                         sandboxCPU = ownCPU + after - workerCPU
-                        sandboxCPUParts = (ownCPU, after - workerCPU)
+                        sandboxCPUParts = (ownCPU, after - workerCPU, Self.slotThreadsCPUSeconds() - slotCPU)
+                    }
+                }
+                if let workerID, let workerCPU = Self.cpuSeconds(ofProcess: workerID) {
+                    let cpu = Self.processCPUSeconds()
+                    let start = ContinuousClock.now
+                    _ = await Self.sandboxPass(corpus, pool: pool, inFlight: Self.queuedInFlight)
+                    queuedSeconds = min(queuedSeconds, Self.seconds(ContinuousClock.now - start))
+                    let ownCPU = Self.processCPUSeconds() - cpu
+                    if pool.workers.first?.processID == workerID, let after = Self.cpuSeconds(ofProcess: workerID) {
+                        queuedCPU = min(queuedCPU, ownCPU + after - workerCPU)
                     }
                 }
             }
@@ -146,8 +160,17 @@ struct ExtractionBenchmark {
             report(
                 String(
                     format: "CPU time per pass: in-process %.3f s, sandboxed %.3f s (gateway %.3f s + worker %.3f s); "
-                        + "of each, resolution %.3f s",
-                    inProcessCPU, sandboxCPU, sandboxCPUParts.gateway, sandboxCPUParts.worker, resolveCPU))
+                        + "of each, resolution %.3f s; of the gateway's, the pool's slot thread %.3f s",
+                    inProcessCPU, sandboxCPU, sandboxCPUParts.gateway, sandboxCPUParts.worker, resolveCPU,
+                    sandboxCPUParts.slots))
+            if queuedCPU.isFinite {
+                report(
+                    String(
+                        format: "sandboxed, 1 worker, %d documents in flight (the queued ones written to it in batches, "
+                            + "largest %d): %.3f s per pass, CPU %.3f s, %+.1f%% over in-process",
+                        Self.queuedInFlight, pool?.workers.first?.largestBatch ?? 0, queuedSeconds, queuedCPU,
+                        (queuedCPU / inProcessCPU - 1) * 100))
+            }
         }
 
         // Every core: one worker per core, as many documents in flight.
@@ -191,6 +214,9 @@ struct ExtractionBenchmark {
         }
         report("load average after measuring: \(Self.loadAverage())")
     }
+
+    /// Documents in flight for the sandboxed pass that has a queue.
+    static let queuedInFlight = 8
 
     /// The handler and the resolver in this process.
     struct InProcessRunner {
@@ -391,6 +417,23 @@ struct ExtractionBenchmark {
             let nanoseconds = text.split(separator: " ").first.flatMap({ Double($0) })
         else { return nil }
         return nanoseconds / 1e9
+    }
+
+    /// CPU time of this process's threads that drive sandbox workers (named `sandbox-N` by the pool): the
+    /// gateway's side of the pipes (writing documents, reading and decoding graphs), apart from the tasks that
+    /// submit documents and resolve their graphs.
+    static func slotThreadsCPUSeconds() -> Double {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        var total = 0.0
+        for task in tasks {
+            guard let name = try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8),
+                name.hasPrefix("sandbox-"),
+                let text = try? String(contentsOfFile: "/proc/self/task/\(task)/schedstat", encoding: .utf8),
+                let nanoseconds = text.split(separator: " ").first.flatMap({ Double($0) })
+            else { continue }
+            total += nanoseconds / 1e9
+        }
+        return total
     }
 
     static func seconds(_ duration: Duration) -> Double {

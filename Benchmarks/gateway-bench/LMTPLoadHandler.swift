@@ -112,8 +112,7 @@ final class LMTPLoadHandler: ChannelInboundHandler {
             )
             if data == 354 {
                 state = .data
-                context.write(wrapOutboundOut(corpus.lmtpData(index)), promise: nil)
-                context.writeAndFlush(wrapOutboundOut(LoadCorpus.dataTerminator), promise: nil)
+                context.writeAndFlush(wrapOutboundOut(corpus.lmtpData(index)), promise: nil)
                 trigger?.sent()
                 return
             }

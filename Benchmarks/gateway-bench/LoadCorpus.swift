@@ -9,34 +9,37 @@ import Synchronization
 final class LoadCorpus: Sendable {
     /// The messages as HTTP bodies (`message/rfc822`), each ending with CRLF.
     let messages: [ByteBuffer]
-    /// The messages that need dot-stuffing for LMTP DATA (RFC 5321 §4.5.2), stuffed; nil where the message has no
-    /// line starting with "." and is sent as is.
-    private let stuffed: [ByteBuffer?]
+    /// The messages as LMTP DATA content: dot-stuffed (RFC 5321 §4.5.2) where a line starts with ".", and ending
+    /// with the terminating line, so that a session sends a message in one write.
+    private let data: [ByteBuffer]
     private let cursor = Atomic<Int>(0)
     /// Messages at or past this index are held back (for the crash phase).
     private let limit: Atomic<Int>
 
     /// The line that ends DATA (RFC 5321 §4.1.1.4), after a message that ends with CRLF.
-    static let dataTerminator = ByteBuffer(string: ".\r\n")
+    static let dataTerminator = Array(".\r\n".utf8)
 
     convenience init(_ corpus: [[UInt8]]) {
         self.init(corpus.map(Self.prepared))
     }
 
     /// A corpus of messages already prepared with ``prepared(_:)``: a message sent several times is stored once.
-    init(_ prepared: [(message: ByteBuffer, stuffed: ByteBuffer?)]) {
+    init(_ prepared: [(message: ByteBuffer, data: ByteBuffer)]) {
         messages = prepared.map(\.message)
-        stuffed = prepared.map(\.stuffed)
+        data = prepared.map(\.data)
         limit = Atomic(messages.count)
     }
 
-    /// A message as an HTTP body (ending with CRLF) and, when a line starts with ".", its dot-stuffed LMTP form.
-    static func prepared(_ bytes: [UInt8]) -> (message: ByteBuffer, stuffed: ByteBuffer?) {
+    /// A message as an HTTP body (ending with CRLF) and as LMTP DATA content: dot-stuffed when a line starts with
+    /// ".", then the terminating line.
+    static func prepared(_ bytes: [UInt8]) -> (message: ByteBuffer, data: ByteBuffer) {
         var message = bytes
         if message.count < 2 || message[message.count - 2] != 13 || message[message.count - 1] != 10 {
             message += [13, 10]
         }
-        return (ByteBuffer(bytes: message), dotStuffed(message).map { ByteBuffer(bytes: $0) })
+        var data = dotStuffed(message) ?? message
+        data += dataTerminator
+        return (ByteBuffer(bytes: message), ByteBuffer(bytes: data))
     }
 
     /// The index of the next message nobody has sent, or nil once all those available have been taken.
@@ -61,8 +64,8 @@ final class LoadCorpus: Sendable {
     /// How many may be handed out in all now (``makeAvailable(upTo:)``).
     var available: Int { limit.load(ordering: .relaxed) }
 
-    /// Message `index` as LMTP DATA content, without the terminating line.
-    func lmtpData(_ index: Int) -> ByteBuffer { stuffed[index] ?? messages[index] }
+    /// Message `index` as LMTP DATA content, with the terminating line.
+    func lmtpData(_ index: Int) -> ByteBuffer { data[index] }
 
     /// The reservation number the message carries.
     static func reservationNumber(_ index: Int) -> String { "B\(index)" }

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <linux/types.h>
 #include <seccomp.h>
 #include <pthread.h>
@@ -64,6 +65,15 @@ static inline int csandbox_get_flags(int fd) { return fcntl(fd, F_GETFL); }
 static inline int csandbox_dup_cloexec_above(int fd, int minimum) { return fcntl(fd, F_DUPFD_CLOEXEC, minimum); }
 /// F_SETPIPE_SZ (Linux 2.6.35, fcntl(2)): 1031, declared by glibc only under _GNU_SOURCE.
 static inline int csandbox_set_pipe_size(int fd, int size) { return fcntl(fd, 1031, size); }
+/// F_GETPIPE_SZ (1032): the pipe's capacity in bytes.
+static inline int csandbox_get_pipe_size(int fd) { return fcntl(fd, 1032); }
+
+/// Keeps the worker's freed memory for its next document (mallopt(3); no system call): blocks up
+/// to `mmap_threshold` bytes come from the heap, and the heap's free top is given back to the
+/// kernel only beyond `trim_threshold` bytes. Returns 1 when glibc took both.
+static inline int csandbox_keep_heap(int mmap_threshold, int trim_threshold) {
+    return mallopt(M_MMAP_THRESHOLD, mmap_threshold) == 1 && mallopt(M_TRIM_THRESHOLD, trim_threshold) == 1;
+}
 
 /// Declared by glibc only under _GNU_SOURCE (or not seen through the toolchain's Glibc module).
 extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from);

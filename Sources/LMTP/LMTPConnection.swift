@@ -17,6 +17,7 @@ struct LMTPConnection {
     private let configuration: LMTPServer.Configuration
     private let handler: any LMTPDeliveryHandler
     private let control: ConnectionControl
+    private let buffers: MessageBufferPool
     private let logger: Logger
 
     private var session: LMTPSession
@@ -63,12 +64,13 @@ struct LMTPConnection {
 
     init(
         channel: any Channel, configuration: LMTPServer.Configuration, handler: any LMTPDeliveryHandler,
-        control: ConnectionControl, session: LMTPSession, logger: Logger
+        control: ConnectionControl, buffers: MessageBufferPool, session: LMTPSession, logger: Logger
     ) {
         self.channel = channel
         self.configuration = configuration
         self.handler = handler
         self.control = control
+        self.buffers = buffers
         self.session = session
         self.logger = logger
         self.input = channel.allocator.buffer(capacity: 0)
@@ -88,8 +90,16 @@ struct LMTPConnection {
                 if var reader = data.take() {
                     let consumed = input.withUnsafeReadableBytes { reader.consume($0) }
                     input.moveReaderIndex(forwardBy: consumed)
+                    if input.readableBytes == 0 {
+                        // Let go of the chunk, so that NIO can read the next one into it.
+                        input = ByteBuffer()
+                    }
                     if reader.isFinished {
-                        if try await answer(reader) == .close { break }
+                        var message = reader.takeMessage()
+                        let next = try await answer(message, isOverLimit: reader.isOverLimit)
+                        // Unless the handler kept the message, its buffer takes a later one.
+                        buffers.recycle(&message)
+                        if next == .close { break }
                         continue
                     }
                     data = reader
@@ -250,7 +260,10 @@ struct LMTPConnection {
         case .data:
             guard let transaction else { return protocolError(.badSequence("Send MAIL FROM first")) }
             guard !transaction.recipients.isEmpty else { return protocolError(.badSequence("No valid recipients")) }
-            data = MessageDataReader(limit: configuration.maxMessageBytes, expectedSize: transaction.declaredSize)
+            let limit = configuration.maxMessageBytes
+            data = MessageDataReader(
+                limit: limit, expectedSize: transaction.declaredSize,
+                buffer: buffers.take(minimumCapacity: min(transaction.declaredSize ?? 0, limit)))
             return reply(.startMailInput)
         case .reset:
             transaction = nil
@@ -295,18 +308,18 @@ struct LMTPConnection {
 
     /// The replies after the data: one per accepted recipient, in order (RFC 2033 §4.2). An over-size message is
     /// refused for each recipient without reaching the handler (RFC 1870 §6.3).
-    private mutating func answer(_ reader: MessageDataReader) async throws -> Next {
+    private mutating func answer(_ message: [UInt8], isOverLimit: Bool) async throws -> Next {
         guard let transaction = transaction.take() else { return .proceed }
         let recipients = transaction.recipients
         var replies: [LMTPReply]
-        if reader.isOverLimit {
+        if isOverLimit {
             logger.debug(
                 "LMTP message over the size limit", metadata: ["lmtp.limit": "\(configuration.maxMessageBytes)"])
             replies = Array(repeating: .messageTooBig(limit: configuration.maxMessageBytes), count: recipients.count)
         } else {
-            let envelope = LMTPEnvelope(
-                sender: transaction.sender, recipients: recipients, message: reader.message, session: session)
-            replies = await handler.deliver(envelope).map(\.normalized)
+            replies = await handler.deliver(
+                LMTPEnvelope(sender: transaction.sender, recipients: recipients, message: message, session: session)
+            ).map(\.normalized)
             if replies.count != recipients.count {
                 logger.warning(
                     "LMTP delivery handler answered \(replies.count) replies for \(recipients.count) recipients")

@@ -34,6 +34,10 @@ package struct LMTPServer: Service {
         package var dataTimeout: Duration = .seconds(600)
         /// On graceful shutdown, how long transactions in progress may take before connections are cut.
         package var drainTimeout: Duration = .seconds(30)
+        /// Message buffers kept between transactions, in octets of capacity over all connections: what the server
+        /// may hold on to after the mail has gone, so that the next messages are received without page faults
+        /// (``MessageBufferPool``). 0 keeps none.
+        package var retainedBufferBytes = 32 << 20
 
         /// The defaults above.
         package init() {}
@@ -64,6 +68,7 @@ package struct LMTPServer: Service {
     package func run() async throws {
         try validate(configuration)
         let registry = ConnectionRegistry(maximumConnections: configuration.maxConnections)
+        let buffers = MessageBufferPool(retainedBytes: configuration.retainedBufferBytes)
         let listener: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, Never>, Never>
         do {
             listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -72,9 +77,19 @@ package struct LMTPServer: Service {
                 // The client may shut down its side after QUIT and still read the replies.
                 .childChannelOption(.allowRemoteHalfClosure, value: true)
                 .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+                // Message data arrives in large reads (up to 256 KiB each as the adaptive allocator grows, eight per
+                // wake-up) and no more than four chunks wait for the session, so NIO's pool of eight receive buffers
+                // is reused rather than fresh memory faulted in for every read (measured on the mixed stream: about
+                // a tenth less server CPU than 64 KiB reads, four per wake-up, ten waiting).
+                .childChannelOption(
+                    .recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 2048, maximum: 256 << 10)
+                )
+                .childChannelOption(.maxMessagesPerRead, value: 8)
                 .bind(host: configuration.host, port: configuration.port) { channel in
                     channel.eventLoop.makeCompletedFuture {
-                        try NIOAsyncChannel<ByteBuffer, Never>(wrappingChannelSynchronously: channel)
+                        try NIOAsyncChannel<ByteBuffer, Never>(
+                            wrappingChannelSynchronously: channel,
+                            configuration: .init(backPressureStrategy: .init(lowWatermark: 2, highWatermark: 4)))
                     }
                 }
         } catch {
@@ -90,7 +105,7 @@ package struct LMTPServer: Service {
                 do {
                     try await listener.executeThenClose { connections in
                         for try await connection in connections {
-                            group.addTask { await serve(connection, registry: registry) }
+                            group.addTask { await serve(connection, registry: registry, buffers: buffers) }
                         }
                     }
                 } catch is CancellationError {
@@ -112,7 +127,9 @@ package struct LMTPServer: Service {
     }
 
     /// Runs one connection to its end; never throws, so one connection cannot end the others.
-    private func serve(_ connection: NIOAsyncChannel<ByteBuffer, Never>, registry: ConnectionRegistry) async {
+    private func serve(
+        _ connection: NIOAsyncChannel<ByteBuffer, Never>, registry: ConnectionRegistry, buffers: MessageBufferPool
+    ) async {
         let id = nextConnectionID.add(1, ordering: .relaxed).newValue
         var logger = self.logger
         logger[metadataKey: "lmtp.connection"] = "\(id)"
@@ -134,7 +151,7 @@ package struct LMTPServer: Service {
                 try await connection.executeThenClose { inbound in
                     var session = LMTPConnection(
                         channel: channel, configuration: configuration, handler: handler, control: control,
-                        session: session, logger: logger)
+                        buffers: buffers, session: session, logger: logger)
                     await session.run(inbound: inbound)
                 }
             } catch {
@@ -164,6 +181,10 @@ package struct LMTPServer: Service {
             ("commandTimeout", configuration.commandTimeout), ("dataTimeout", configuration.dataTimeout),
         ] where value <= .zero {
             throw LMTPServerError.invalidConfiguration("\(name) is \(value); it must be positive")
+        }
+        guard configuration.retainedBufferBytes >= 0 else {
+            throw LMTPServerError.invalidConfiguration(
+                "retainedBufferBytes is \(configuration.retainedBufferBytes); it must be 0 or more")
         }
     }
 }

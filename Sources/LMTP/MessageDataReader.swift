@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-    internal import Glibc
-#elseif canImport(Darwin)
-    internal import Darwin
-#endif
-
 /// Reads the message after DATA up to the terminating `.` line, removing dot-stuffing (RFC 5321 §4.5.2), in one
 /// pass over the input as it arrives.
 ///
@@ -13,6 +7,11 @@
 /// commands of a new transaction that the client's MTA never saw ("SMTP smuggling", CVE-2023-51764 for Postfix,
 /// CVE-2023-51766 for Exim, whose fixes accept only `<CRLF>.<CRLF>` the same way).
 ///
+/// So the only bytes that need a decision are a `.` right after a CRLF; everything between two of them is copied
+/// as it is, in one append. They are found sixteen positions at a time (``firstDotAfterCRLF(in:from:to:)``), not
+/// line by line: a chunk of base64 or of text without such a dot is one scan and one copy into `message`, which is
+/// the only copy of the message the reader makes.
+///
 /// Nothing but the message itself is buffered (no line buffer), so memory is bounded by `limit` whatever the
 /// line lengths. Past the limit the reader keeps scanning for the end of the data and discards the rest
 /// (RFC 1870 §6.3: the server then answers 552 after the data).
@@ -21,7 +20,7 @@ struct MessageDataReader {
     private enum State {
         /// At the start of a line: a "." here is either stuffing or the terminator.
         case lineStart
-        /// Inside a line.
+        /// Inside a line, and no CRLF is pending: the next CRLF followed by "." is searched for.
         case midLine
         /// A CR ended the previous input chunk: CRLF if a LF follows, a lone CR (kept as content) otherwise.
         case pendingCR
@@ -33,7 +32,7 @@ struct MessageDataReader {
 
     private var state = State.lineStart
     /// The message so far; emptied once the limit is passed.
-    private(set) var message: [UInt8] = []
+    private(set) var message: [UInt8]
     /// The limit for `message`, in octets after unstuffing and line-end conversion.
     let limit: Int
     /// Whether the message grew past `limit`.
@@ -41,11 +40,22 @@ struct MessageDataReader {
     /// Whether the terminating line has been read.
     private(set) var isFinished = false
 
-    /// A reader for a message of at most `limit` octets; `expectedSize` (the client's SIZE=, bounded here)
-    /// only pre-sizes the buffer.
-    init(limit: Int, expectedSize: Int? = nil) {
+    /// A reader for a message of at most `limit` octets, written into `buffer` (emptied; its capacity is kept, so a
+    /// buffer from ``MessageBufferPool`` is memory already mapped). `expectedSize` (the client's SIZE=, RFC 1870,
+    /// which counts the message before stuffing) sizes the buffer once, up to `limit`, so it does not grow by
+    /// doubling, a copy at each step.
+    init(limit: Int, expectedSize: Int? = nil, buffer: [UInt8] = []) {
         self.limit = limit
-        if let expectedSize { message.reserveCapacity(min(expectedSize, limit, 1 << 20)) }
+        message = buffer
+        message.removeAll(keepingCapacity: true)
+        if let expectedSize, expectedSize > 0 { message.reserveCapacity(min(expectedSize, limit)) }
+    }
+
+    /// The message read, leaving the reader empty: the caller then holds the only reference to its buffer.
+    mutating func takeMessage() -> [UInt8] {
+        var taken: [UInt8] = []
+        swap(&taken, &message)
+        return taken
     }
 
     /// Consumes input up to and including the terminating `.` line; returns how many octets were consumed
@@ -88,40 +98,74 @@ struct MessageDataReader {
                     state = .midLine
                 }
             case .midLine:
-                // The run of lines up to a CRLF followed by a "." (or by the end of the input) is copied as it is, in
-                // one append: a line at a time, the appends cost more than the copying.
-                var runEnd = index
-                var lineEnded = false
-                while runEnd < count, let found = memchr(base + runEnd, Int32(UInt8.lf), count - runEnd) {
-                    let lineFeed = base.distance(to: UnsafeRawPointer(found))
-                    runEnd = lineFeed + 1
-                    // CRLF ends the line; a bare LF is content and the line goes on. (A CR at the end of the previous
-                    // chunk went through .pendingCR, so the CR of a CRLF found here is in this chunk.)
-                    guard lineFeed > index, input[lineFeed - 1] == .cr else { continue }
-                    if runEnd == count || input[runEnd] == .dot {
-                        lineEnded = true
-                        break
-                    }
+                // Inside a line, the CRLF of a dot line must lie at or after `index` (a CR before it would have left
+                // the state at .pendingCR or .lineStart).
+                if let dot = Self.firstDotAfterCRLF(in: base, from: index, to: count) {
+                    append(UnsafeRawBufferPointer(start: base + index, count: dot - index))
+                    index = dot
+                    state = .lineStart
+                    continue
                 }
-                if runEnd > index {
-                    append(UnsafeRawBufferPointer(rebasing: input[index..<runEnd]))
-                    index = runEnd
-                    if lineEnded { state = .lineStart }
-                } else if input[count - 1] == .cr {
-                    append(UnsafeRawBufferPointer(rebasing: input[index..<(count - 1)]))
-                    index = count
+                // No dot line starts in the rest of the chunk: all of it is content, except a CR at its very end,
+                // which depends on the next chunk; a CRLF at its end leaves the next chunk at the start of a line.
+                var end = count
+                if input[count - 1] == .cr {
+                    end = count - 1
                     state = .pendingCR
-                } else {
-                    append(UnsafeRawBufferPointer(rebasing: input[index..<count]))
-                    index = count
+                } else if count - index >= 2, input[count - 1] == .lf, input[count - 2] == .cr {
+                    state = .lineStart
                 }
+                append(UnsafeRawBufferPointer(start: base + index, count: end - index))
+                index = count
             }
         }
         return count
     }
 
+    /// The offset of the first "." in `start..<end` that follows a CR and a LF also in that range, or nil.
+    ///
+    /// Compares sixteen positions at a time with the bytes one and two before them, reduced as two words (as
+    /// `RawMessage`'s bare-LF scan does): ordinary mail has such a dot on few lines, base64 never, so the search
+    /// runs at the speed of the loads rather than a call per line.
+    static func firstDotAfterCRLF(in base: UnsafeRawPointer, from start: Int, to end: Int) -> Int? {
+        let cr = SIMD16<UInt8>(repeating: .cr)
+        let lf = SIMD16<UInt8>(repeating: .lf)
+        let dot = SIMD16<UInt8>(repeating: .dot)
+        // `index` is the position of a candidate CR; its LF and dot follow it.
+        var index = start
+        while index &+ 34 <= end {
+            let low = (base.loadUnaligned(fromByteOffset: index, as: SIMD16<UInt8>.self) .== cr)
+                .& (base.loadUnaligned(fromByteOffset: index &+ 1, as: SIMD16<UInt8>.self) .== lf)
+                .& (base.loadUnaligned(fromByteOffset: index &+ 2, as: SIMD16<UInt8>.self) .== dot)
+            let high = (base.loadUnaligned(fromByteOffset: index &+ 16, as: SIMD16<UInt8>.self) .== cr)
+                .& (base.loadUnaligned(fromByteOffset: index &+ 17, as: SIMD16<UInt8>.self) .== lf)
+                .& (base.loadUnaligned(fromByteOffset: index &+ 18, as: SIMD16<UInt8>.self) .== dot)
+            let lowLanes = unsafeBitCast(low, to: SIMD2<UInt64>.self)
+            let highLanes = unsafeBitCast(high, to: SIMD2<UInt64>.self)
+            if lowLanes[0] | lowLanes[1] | highLanes[0] | highLanes[1] != 0 {
+                // Mask lanes are whole bytes (0 or 0xFF), the first in the low bits: the first set byte is the first
+                // match.
+                let (word, offset) =
+                    lowLanes[0] != 0 ? (lowLanes[0], 0) : lowLanes[1] != 0 ? (lowLanes[1], 8)
+                    : highLanes[0] != 0 ? (highLanes[0], 16) : (highLanes[1], 24)
+                return index &+ offset &+ word.trailingZeroBitCount / 8 &+ 2
+            }
+            index &+= 32
+        }
+        while index &+ 2 < end {
+            if base.load(fromByteOffset: index &+ 2, as: UInt8.self) == .dot,
+                base.load(fromByteOffset: index &+ 1, as: UInt8.self) == .lf,
+                base.load(fromByteOffset: index, as: UInt8.self) == .cr
+            {
+                return index &+ 2
+            }
+            index &+= 1
+        }
+        return nil
+    }
+
     private mutating func append(_ bytes: UnsafeRawBufferPointer) {
-        guard !isOverLimit else { return }
+        guard !isOverLimit, bytes.count > 0 else { return }
         guard message.count + bytes.count <= limit else { return overflow() }
         message.append(contentsOf: bytes)
     }

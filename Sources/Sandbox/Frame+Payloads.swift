@@ -1,3 +1,5 @@
+internal import Markup
+
 // The fixed layouts of the frames' payloads. Integers are big-endian.
 //
 //   request  id:u64 kind:u8 maxItems:u32 maxDepth:u32 maxResponseBytes:u32 encodingLength:u8
@@ -39,6 +41,11 @@ extension ExtractionRequest {
         bytes.append(UInt8(label.count))  // at most maxEncodingBytes, checked by init
         bytes += label
         return bytes
+    }
+
+    /// The whole request frame's size: header, fixed fields, encoding label and document.
+    var frameBytes: Int {
+        Frame.headerSize + ExtractionRequest.fixedPayloadSize + (encoding?.utf8.count ?? 0) + document.count
     }
 
     /// Reads the fixed fields of a request payload; the encoding label and the document follow.
@@ -89,8 +96,8 @@ enum WorkerAnswer: Sendable, Hashable {
         case memoryLimit = 2
     }
 
-    /// The graph, still JSON-encoded: the pool decodes it off the worker's thread.
-    case graph(id: UInt64, json: ArraySlice<UInt8>)
+    /// The graph in `GraphWire`'s form, still encoded: the task that asked for it decodes it.
+    case graph(id: UInt64, encoded: ArraySlice<UInt8>)
     case failure(id: UInt64, code: FailureCode, reason: String)
 
     var id: UInt64 {
@@ -99,12 +106,16 @@ enum WorkerAnswer: Sendable, Hashable {
         }
     }
 
-    /// A graph frame for `id`.
-    static func graphFrame(id: UInt64, json: [UInt8]) -> [UInt8] {
-        var bytes = Frame.header(kind: .graph, payloadLength: 8 + json.count)
-        bytes.reserveCapacity(Frame.headerSize + 8 + json.count)
-        bytes.appendBigEndian(id)
-        bytes.append(contentsOf: json)
+    /// A graph frame for `id`: the header and the id, then the graph encoded straight after them
+    /// (no copy of the encoded graph). Nil when the graph takes more than `maxBytes`.
+    static func graphFrame(id: UInt64, graph: MarkupGraph, maxBytes: Int) -> [UInt8]? {
+        var prefix = Frame.header(kind: .graph, payloadLength: 0)
+        prefix.appendBigEndian(id)
+        var bytes = GraphWire.encode(graph, after: prefix)
+        let encodedCount = bytes.count - prefix.count
+        guard encodedCount <= maxBytes else { return nil }
+        let header = Frame.header(kind: .graph, payloadLength: 8 + encodedCount)
+        bytes.replaceSubrange(0..<Frame.headerSize, with: header)
         return bytes
     }
 
@@ -129,7 +140,7 @@ enum WorkerAnswer: Sendable, Hashable {
         case .graph:
             guard payload.count >= 8 else { throw FrameError("a graph frame of \(payload.count) bytes has no id") }
             var reader = BigEndianReader(payload[...])
-            self = .graph(id: reader.uint64(), json: payload[8...])
+            self = .graph(id: reader.uint64(), encoded: payload[8...])
         case .failure:
             guard payload.count >= 9, payload.count <= 9 + Frame.maxReasonBytes else {
                 throw FrameError(

@@ -31,8 +31,12 @@ enum GraphWire {
 
     // MARK: - Writing
 
-    static func encode(_ graph: MarkupGraph) -> [UInt8] {
+    static func encode(_ graph: MarkupGraph) -> [UInt8] { encode(graph, after: []) }
+
+    /// `prefix`, then the graph: a frame's header and fields go first without a copy of the graph.
+    static func encode(_ graph: MarkupGraph, after prefix: [UInt8]) -> [UInt8] {
         var writer = Writer()
+        writer.bytes.append(contentsOf: prefix)
         writer.bytes.append(version)
         writer.count(graph.nodes.count)
         for node in graph.nodes { writer.node(node) }

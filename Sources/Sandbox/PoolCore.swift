@@ -5,7 +5,17 @@ internal import Synchronization
 /// that run them, under one lock. Every job's continuation is resumed exactly once: by whoever
 /// takes the job out of the queue or off its slot, outside the lock.
 final class PoolCore: Sendable {
-    typealias Answer = Result<MarkupGraph, SandboxFailure>
+    typealias Answer = Result<EncodedGraph, SandboxFailure>
+
+    /// A worker's graph as it came off the pipe. The task that asked for it decodes it
+    /// (`WorkerPool.extract`), so that the graph is built on the thread that goes on to use it (and
+    /// free it), not on the slot's.
+    struct EncodedGraph: Sendable {
+        var bytes: ArraySlice<UInt8>
+        /// Where it came from: a graph that does not decode condemns that worker.
+        var slot: Int
+        var processID: Int32
+    }
 
     struct Job: Sendable {
         var request: ExtractionRequest
@@ -26,11 +36,15 @@ final class PoolCore: Sendable {
     private struct Slot {
         var isIdle = false
         var isBusy = false
-        var cancelRequested = false
+        /// Documents of the slot's batch whose tasks were cancelled.
+        var cancelled: Set<UInt64> = []
         var processID: Int32?
         var documentsCompleted = 0
         var restarts = 0
         var started = false
+        /// A worker whose graph did not decode: the slot stops it before its next document.
+        var condemned: Int32?
+        var largestBatch = 0
     }
 
     private struct State {
@@ -120,7 +134,7 @@ final class PoolCore: Sendable {
                 guard let index = state.queue.firstIndex(where: { $0.request.id == id }) else { return .nothing }
                 return .answer(state.queue.remove(at: index))
             case .running(let slot):
-                state.slots[slot].cancelRequested = true
+                state.slots[slot].cancelled.insert(id)
                 return .wake(slot)
             case .cancelled, nil:
                 return .nothing
@@ -156,34 +170,88 @@ final class PoolCore: Sendable {
     // MARK: - Slots (threads)
 
     enum Next {
-        case job(Job)
+        /// The oldest queued job and those queued behind it that go to the worker in the same write.
+        case jobs([Job])
         /// Nothing to do: wait on the wake pipe (the slot is now marked idle).
         case idle
         /// The pool is closed and the queue is empty.
         case stop
     }
 
-    /// The next job for `slot`, oldest first.
-    func nextJob(slot: Int) -> Next {
+    /// The next jobs for `slot`, oldest first: the oldest, and behind it as many of the queued ones as
+    /// fit together in `pipeBytes` (the request pipe, empty between batches, then takes them in one
+    /// write without waiting for the worker), at most `maxBatch`. Also the worker the slot must stop
+    /// first, if any.
+    func nextJobs(slot: Int, pipeBytes: Int, maxBatch: Int) -> (next: Next, condemned: Int32?) {
         state.withLock { state in
+            let condemned = state.slots[slot].condemned
+            state.slots[slot].condemned = nil
             guard !state.queue.isEmpty else {
-                if state.closed { return .stop }
+                if state.closed { return (.stop, condemned) }
                 state.slots[slot].isIdle = true
                 state.slots[slot].isBusy = false
-                return .idle
+                return (.idle, condemned)
             }
-            let job = state.queue.removeFirst()
-            state.phases[job.request.id] = .running(slot: slot)
+            var count = 1
+            var bytes = state.queue[0].request.frameBytes
+            while count < min(maxBatch, state.queue.count),
+                bytes + state.queue[count].request.frameBytes <= pipeBytes
+            {
+                bytes += state.queue[count].request.frameBytes
+                count += 1
+            }
+            let jobs = Array(state.queue.prefix(count))
+            state.queue.removeFirst(count)
+            for job in jobs { state.phases[job.request.id] = .running(slot: slot) }
             state.slots[slot].isIdle = false
             state.slots[slot].isBusy = true
-            state.slots[slot].cancelRequested = false
-            return .job(job)
+            state.slots[slot].cancelled = []
+            state.slots[slot].largestBatch = max(state.slots[slot].largestBatch, count)
+            return (.jobs(jobs), condemned)
         }
     }
 
-    /// True when the job on `slot` was cancelled.
-    func isCancelRequested(slot: Int) -> Bool {
-        state.withLock { $0.slots[slot].cancelRequested }
+    /// Puts jobs of a batch that the worker never answered (it died, hung or was stopped on an
+    /// earlier one) back at the head of the queue, in their order, for this or another slot. None is
+    /// lost: when the pool has closed meanwhile they get `sandbox.unavailable`; cancelled ones get
+    /// `sandbox.cancelled`.
+    func requeue(_ jobs: [Job], slot: Int) {
+        guard !jobs.isEmpty else { return }
+        var refused: [(Job, SandboxFailure)] = []
+        let wake = state.withLock { state -> Int? in
+            var kept: [Job] = []
+            for job in jobs {
+                if state.slots[slot].cancelled.contains(job.request.id) {
+                    state.phases[job.request.id] = nil
+                    refused.append(
+                        (job, SandboxFailure(code: .cancelled, reason: "the task was cancelled while queued")))
+                } else if state.closed {
+                    state.phases[job.request.id] = nil
+                    refused.append((job, SandboxFailure(code: .unavailable, reason: "the worker pool shut down")))
+                } else {
+                    state.phases[job.request.id] = .queued
+                    kept.append(job)
+                }
+            }
+            state.queue.insert(contentsOf: kept, at: 0)
+            guard !kept.isEmpty, let idle = state.slots.firstIndex(where: \.isIdle) else { return nil }
+            state.slots[idle].isIdle = false
+            return idle
+        }
+        for (job, failure) in refused { job.continuation.resume(returning: .failure(failure)) }
+        if let wake { wakes[wake].signal() }
+    }
+
+    /// The worker `processID` on `slot` answered a graph that does not decode: the slot stops it
+    /// (if it still runs there) before giving it another document.
+    func condemn(slot: Int, processID: Int32) {
+        state.withLock { $0.slots[slot].condemned = processID }
+        wakes[slot].signal()
+    }
+
+    /// True when the job `id` on `slot` was cancelled.
+    func isCancelRequested(slot: Int, id: UInt64) -> Bool {
+        state.withLock { $0.slots[slot].cancelled.contains(id) }
     }
 
     var isClosed: Bool { state.withLock { $0.closed } }
@@ -192,8 +260,6 @@ final class PoolCore: Sendable {
     func finish(_ job: Job, slot: Int, answer: Answer) {
         state.withLock { state in
             state.phases[job.request.id] = nil
-            state.slots[slot].isBusy = false
-            state.slots[slot].cancelRequested = false
             if case .success = answer { state.slots[slot].documentsCompleted += 1 }
         }
         job.continuation.resume(returning: answer)
@@ -276,6 +342,7 @@ final class PoolCore: Sendable {
             state.slots.map {
                 WorkerPool.WorkerStatus(
                     processID: $0.processID, isBusy: $0.isBusy, documentsCompleted: $0.documentsCompleted,
+                    largestBatch: $0.largestBatch,
                     restarts: $0.restarts)
             }
         }

@@ -27,9 +27,11 @@ final class WakePipe: Sendable {
         _ = write(writeEnd, &byte, 1)
     }
 
-    /// Empties the pipe, before the reader looks at the state.
+    /// Empties the pipe, before the reader looks at the state. A read that returns less than it
+    /// asked for has emptied the pipe, so one read is enough unless 64 signals piled up.
     func drain() {
-        var buffer = [UInt8](repeating: 0, count: 64)
-        while read(readEnd, &buffer, buffer.count) > 0 {}
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { buffer in
+            while read(readEnd, buffer.baseAddress, buffer.count) == buffer.count {}
+        }
     }
 }

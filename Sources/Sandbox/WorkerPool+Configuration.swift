@@ -81,6 +81,8 @@ extension WorkerPool {
         package var isBusy: Bool
         /// Documents answered by this slot's workers since the pool started.
         package var documentsCompleted: Int
+        /// The most documents this slot has written to a worker at once (one write, answered one by one).
+        package var largestBatch: Int
         /// Worker starts in this slot after the first (after a crash, a timeout, recycling), whether
         /// or not they succeeded.
         package var restarts: Int

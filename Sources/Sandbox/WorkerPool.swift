@@ -2,7 +2,9 @@ package import Markup
 
 /// Long-lived, confined worker processes that extract markup from hostile documents, one document
 /// per worker at a time, so that a bug in a parser (libxml2, iconv, ours) costs one document, never
-/// the gateway, its keys or its store.
+/// the gateway, its keys or its store. Documents that queue while a worker is busy are written to it
+/// together (one write, one wake-up) and answered one by one; when the worker fails on one of them,
+/// the ones it had not reached yet go back to the queue.
 ///
 /// Each worker is started once (posix_spawn, fresh pipes, an empty environment but for
 /// `SWIFT_BACKTRACE`), confines itself (`Confinement`) and is reused for many documents, so
@@ -62,8 +64,10 @@ package final class WorkerPool: Sendable {
     ///   - kind: what they are.
     ///   - encoding: for HTML, the charset the transport declared (HTTP or MIME), if any.
     ///   - limits: per-document limits for the handler; the configuration's by default.
-    ///   - deadline: how long the worker may take once it has the document (waiting for a free
-    ///     worker is not counted; it is bounded by the queue limit and the deadlines ahead).
+    ///   - deadline: how long the worker may take once it starts on the document (waiting for a free
+    ///     worker, or for the documents ahead of it in its batch, is not counted; it is bounded by the
+    ///     queue limit and the deadlines ahead). A document already written to a worker when its task
+    ///     is cancelled is cancelled (its worker stopped) when the worker reaches it.
     /// - Returns: the graph, or why there is none. Never throws, never crashes: every failure of
     ///   the worker is a value for this document.
     package func extract(
@@ -82,12 +86,27 @@ package final class WorkerPool: Sendable {
         }
         let request = ExtractionRequest(
             id: id, kind: kind, encoding: encoding, limits: limits ?? core.configuration.limits, document: document)
-        return await withTaskCancellationHandler {
+        let answer = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 core.submit(PoolCore.Job(request: request, deadline: deadline, continuation: continuation))
             }
         } onCancel: {
             core.cancel(id)
+        }
+        switch answer {
+        case .success(let encoded):
+            do {
+                return .success(try GraphWire.decode(encoded.bytes))
+            } catch {
+                core.condemn(slot: encoded.slot, processID: encoded.processID)
+                return .failure(
+                    SandboxFailure(
+                        code: .protocolError,
+                        reason: "worker \(encoded.processID) broke the protocol: answered with a graph that does not "
+                            + "decode (\(error)); it is replaced before its next document"))
+            }
+        case .failure(let failure):
+            return .failure(failure)
         }
     }
 

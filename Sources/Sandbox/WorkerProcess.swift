@@ -53,11 +53,16 @@ final class WorkerProcess {
         Array("failed to allocate".utf8), Array("Cannot allocate memory".utf8), Array("out of memory".utf8),
     ]
 
+    /// What the request pipe holds: the slot writes a batch of requests only if it fits, so that the
+    /// write never waits for the worker (which may meanwhile be writing answers).
+    let requestPipeBytes: Int
+
     private init(processID: pid_t, input: Int32, output: Int32, diagnostics: Int32) {
         self.processID = processID
         self.input = input
         self.output = output
         self.diagnostics = diagnostics
+        self.requestPipeBytes = Int(max(csandbox_get_pipe_size(input), 0))
     }
 
     deinit {
@@ -194,18 +199,30 @@ final class WorkerProcess {
         case interrupted
     }
 
-    /// Writes `parts` in order to the request pipe.
+    /// Writes `parts` in order to the request pipe, gathered (writev): the frame's prefix and the
+    /// document reach the worker in one write, so it wakes once for a request, not once per part.
     func write(
         _ parts: [ArraySlice<UInt8>], deadline: ContinuousClock.Instant, wake: WakePipe, interrupted: () -> Bool
     ) -> WriteOutcome {
-        for part in parts {
-            var offset = part.startIndex
-            while offset < part.endIndex {
-                let written = part.withUnsafeBufferPointer { buffer in
-                    Glibc.write(input, buffer.baseAddress! + (offset - part.startIndex), part.endIndex - offset)
+        let total = parts.reduce(0) { $0 + $1.count }
+        return WorkerProcess.withBuffers(parts[...], []) { buffers in
+            var done = 0
+            var vectors: [iovec] = []
+            vectors.reserveCapacity(buffers.count)
+            while done < total {
+                vectors.removeAll(keepingCapacity: true)
+                var skip = done
+                for buffer in buffers {
+                    guard skip < buffer.count, let base = buffer.baseAddress else {
+                        skip -= buffer.count
+                        continue
+                    }
+                    vectors.append(iovec(iov_base: UnsafeMutableRawPointer(mutating: base + skip), iov_len: buffer.count - skip))
+                    skip = 0
                 }
+                let written = writev(input, vectors, Int32(vectors.count))
                 if written > 0 {
-                    offset += written
+                    done += written
                     continue
                 }
                 if written < 0 && errno == EINTR { continue }
@@ -221,8 +238,17 @@ final class WorkerProcess {
                 case .interrupted: return .interrupted
                 }
             }
+            return .done
         }
-        return .done
+    }
+
+    /// Runs `body` with the bytes of every part in hand (nested, so that no pointer outlives its part).
+    private static func withBuffers<Result>(
+        _ parts: ArraySlice<ArraySlice<UInt8>>, _ collected: [UnsafeRawBufferPointer],
+        _ body: ([UnsafeRawBufferPointer]) -> Result
+    ) -> Result {
+        guard let first = parts.first else { return body(collected) }
+        return first.withUnsafeBytes { buffer in withBuffers(parts.dropFirst(), collected + [buffer], body) }
     }
 
     enum ReadOutcome {

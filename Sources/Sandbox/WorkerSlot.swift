@@ -3,10 +3,10 @@ internal import FoundationEssentials
 internal import Glibc
 internal import Markup
 
-/// The thread behind one place in the pool. It owns one worker process at a time: starts it,
-/// hands it documents one by one, enforces each document's deadline, and replaces it when it dies,
-/// hangs, misbehaves or has served its time. All blocking (pipes, waitpid) happens here, never on
-/// Swift's cooperative threads.
+/// The thread behind one place in the pool. It owns one worker process at a time: starts it, hands
+/// it documents (those queued together in one write, answered one by one), enforces each
+/// document's deadline, and replaces it when it dies, hangs, misbehaves or has served its time. All
+/// blocking (pipes, waitpid) happens here, never on Swift's cooperative threads.
 struct WorkerSlot: Sendable {
     let core: PoolCore
     let index: Int
@@ -35,7 +35,16 @@ struct WorkerSlot: Sendable {
                 worker = start()
                 lastStartFailure = worker == nil ? .now : nil
             }
-            switch core.nextJob(slot: index) {
+            let (next, condemned) = core.nextJobs(
+                slot: index, pipeBytes: worker?.requestPipeBytes ?? 0,
+                maxBatch: max(
+                    1, min(WorkerSlot.maxBatch, configuration.maxDocumentsPerWorker - (worker?.documentsCompleted ?? 0))))
+            if let current = worker, condemned == current.processID {  // its last graph did not decode
+                current.stop()
+                worker = nil
+                core.workerStopped(slot: index)
+            }
+            switch next {
             case .stop:
                 worker?.retire(grace: configuration.retireGrace)
                 worker = nil  // its pipes close here, before shutdown() returns
@@ -56,8 +65,8 @@ struct WorkerSlot: Sendable {
                     _ = poll(&descriptor, 1, 1000)
                     wake.drain()
                 }
-            case .job(let job):
-                if let current = worker, current.isUnusable {  // died since it went idle: not this document's doing
+            case .jobs(let jobs):
+                if let current = worker, current.isUnusable {  // died since it went idle: not these documents' doing
                     current.stop()
                     worker = nil
                     core.workerStopped(slot: index)
@@ -67,20 +76,17 @@ struct WorkerSlot: Sendable {
                     lastStartFailure = worker == nil ? .now : nil
                 }
                 guard let current = worker else {
-                    core.finish(
-                        job, slot: index,
-                        answer: .failure(SandboxFailure(code: .unavailable, reason: "no worker could be started")))
+                    for job in jobs {
+                        core.finish(
+                            job, slot: index,
+                            answer: .failure(SandboxFailure(code: .unavailable, reason: "no worker could be started")))
+                    }
                     continue
                 }
-                let (answer, keep) = perform(job, on: current)
-                if !keep {  // already killed and reaped
+                if !perform(jobs, on: current) {  // already killed, reaped and recorded
                     worker = nil
-                    core.workerStopped(slot: index)
-                }
-                core.finish(job, slot: index, answer: answer)
-                if keep,
-                    current.documentsCompleted >= configuration.maxDocumentsPerWorker
-                        || current.busyTime >= configuration.busyTimeBudget
+                } else if current.documentsCompleted >= configuration.maxDocumentsPerWorker
+                    || current.busyTime >= configuration.busyTimeBudget
                 {
                     current.retire(grace: configuration.retireGrace)  // served its time
                     worker = nil
@@ -102,26 +108,81 @@ struct WorkerSlot: Sendable {
         }
     }
 
-    /// Runs one document on `worker`.
+    /// Most documents written to a worker at once.
+    static let maxBatch = 16
+
+    /// Runs a batch on `worker`: every request in one write (a batch fits in the request pipe, so the
+    /// write does not wait for the worker), then the answers one by one as the worker gives them, each
+    /// document's deadline counted from the answer before it (when the worker starts on it). Each job is
+    /// answered here; those the worker never reached because it died, hung or broke the protocol on an
+    /// earlier one go back to the head of the queue, for a fresh worker.
+    ///
+    /// - Returns: whether the worker may be used again (false: it was killed, reaped and recorded).
+    private func perform(_ batch: [PoolCore.Job], on worker: WorkerProcess) -> Bool {
+        var jobs = batch
+        if jobs.count > 1, jobs.reduce(0, { $0 + $1.request.frameBytes }) > worker.requestPipeBytes {
+            core.requeue(Array(jobs.dropFirst()), slot: index)  // a worker with a smaller pipe than its predecessor's
+            jobs = [jobs[0]]
+        }
+        let startedAt = ContinuousClock.now
+        defer { worker.busyTime += .now - startedAt }
+        var parts: [ArraySlice<UInt8>] = []
+        parts.reserveCapacity(2 * jobs.count)
+        for job in jobs {
+            parts.append(job.request.framePrefix[...])
+            parts.append(job.request.document[...])
+        }
+        let first = jobs[0]
+        let failure: SandboxFailure?
+        switch worker.write(
+            parts, deadline: startedAt + first.deadline, wake: wake,
+            interrupted: { core.isCancelRequested(slot: index, id: first.request.id) })
+        {
+        case .done: failure = nil
+        case .closed: failure = died(worker, job: first)
+        case .unexpectedAnswer: failure = protocolError(worker, "answered before reading its request")
+        case .timedOut: failure = timedOut(worker, job: first)
+        case .interrupted: failure = cancelled(worker)
+        }
+        if let failure {
+            core.workerStopped(slot: index)
+            core.finish(first, slot: index, answer: .failure(failure))
+            core.requeue(Array(jobs.dropFirst()), slot: index)
+            return false
+        }
+        var begun = startedAt
+        for (position, job) in jobs.enumerated() {
+            let (answer, keep) = receive(job, from: worker, deadline: begun + job.deadline)
+            if !keep { core.workerStopped(slot: index) }  // before the answer: the task may look at the pool
+            core.finish(job, slot: index, answer: answer)
+            guard keep else {
+                core.requeue(Array(jobs[(position + 1)...]), slot: index)
+                return false
+            }
+            begun = .now
+        }
+        return true
+    }
+
+    /// Reads the worker's answer to `job`, the document it works on now.
     ///
     /// - Returns: the answer, and whether the worker may be used again (it answered properly).
-    private func perform(
-        _ job: PoolCore.Job, on worker: WorkerProcess
+    private func receive(
+        _ job: PoolCore.Job, from worker: WorkerProcess, deadline: ContinuousClock.Instant
     ) -> (PoolCore.Answer, Bool) {
-        let startedAt = ContinuousClock.now
-        let deadline = startedAt + job.deadline
-        let interrupted = { core.isCancelRequested(slot: index) }
         let request = job.request
+        // Cancelled while it waited in the batch: the worker has it and answers it; the answer is dropped.
+        let cancelledEarlier = core.isCancelRequested(slot: index, id: request.id)
+        let interrupted = { !cancelledEarlier && core.isCancelRequested(slot: index, id: request.id) }
+        let (answer, keep) = read(job, from: worker, deadline: deadline, interrupted: interrupted)
+        guard cancelledEarlier, keep else { return (answer, keep) }
+        return (.failure(SandboxFailure(code: .cancelled, reason: "the task was cancelled before the worker reached it")), true)
+    }
 
-        switch worker.write(
-            [request.framePrefix[...], request.document[...]], deadline: deadline, wake: wake, interrupted: interrupted)
-        {
-        case .done: break
-        case .closed: return (.failure(died(worker, job: job)), false)
-        case .unexpectedAnswer: return (.failure(protocolError(worker, "answered before reading its request")), false)
-        case .timedOut: return (.failure(timedOut(worker, job: job)), false)
-        case .interrupted: return (.failure(cancelled(worker)), false)
-        }
+    private func read(
+        _ job: PoolCore.Job, from worker: WorkerProcess, deadline: ContinuousClock.Instant, interrupted: () -> Bool
+    ) -> (PoolCore.Answer, Bool) {
+        let request = job.request
 
         let maxPayload = 8 + max(Int(request.limits.maxResponseBytes), 1 + Frame.maxReasonBytes)
         let kind: Frame.Kind
@@ -133,7 +194,6 @@ struct WorkerSlot: Sendable {
         case .timedOut: return (.failure(timedOut(worker, job: job)), false)
         case .interrupted: return (.failure(cancelled(worker)), false)
         }
-        worker.busyTime += .now - startedAt
 
         let answer: WorkerAnswer
         do {
@@ -145,15 +205,9 @@ struct WorkerSlot: Sendable {
             return (.failure(protocolError(worker, "answered document \(answer.id) instead of \(request.id)")), false)
         }
         switch answer {
-        case .graph(_, let json):
-            let graph: MarkupGraph
-            do {
-                graph = try GraphWire.decode(json)
-            } catch {
-                return (.failure(protocolError(worker, "answered with a graph that does not decode (\(error))")), false)
-            }
+        case .graph(_, let encoded):
             worker.documentsCompleted += 1
-            return (.success(graph), true)
+            return (.success(PoolCore.EncodedGraph(bytes: encoded, slot: index, processID: worker.processID)), true)
         case .failure(_, .tooLarge, let reason):
             worker.documentsCompleted += 1
             return (.failure(SandboxFailure(code: .tooLarge, reason: reason)), true)

@@ -1,3 +1,4 @@
+import Markup
 import Testing
 
 @testable import Sandbox
@@ -55,9 +56,15 @@ struct FrameTests {
     }
 
     @Test func answers() throws {
-        let graph = WorkerAnswer.graphFrame(id: 42, json: Array("{}".utf8))
-        let answer = try WorkerAnswer(kind: .graph, payload: Array(graph.dropFirst(Frame.headerSize)))
-        #expect(answer == .graph(id: 42, json: Array("{}".utf8)[...]))
+        let graph = MarkupGraph(diagnostics: [Diagnostic(.warning, Diagnostic.Code("test.fact"), path: "a", "b")])
+        let frame = try #require(WorkerAnswer.graphFrame(id: 42, graph: graph, maxBytes: 1 << 20))
+        let (kind, length) = try Frame.parseHeader(frame.prefix(Frame.headerSize), maxPayload: 1 << 20)
+        #expect(kind == .graph && length == frame.count - Frame.headerSize)
+        let answer = try WorkerAnswer(kind: .graph, payload: Array(frame.dropFirst(Frame.headerSize)))
+        #expect(answer == .graph(id: 42, encoded: GraphWire.encode(graph)[...]))
+        #expect(try GraphWire.decode(GraphWire.encode(graph)[...]) == graph)
+        // A graph larger than the answer limit is not framed (the worker sends sandbox.too-large instead).
+        #expect(WorkerAnswer.graphFrame(id: 42, graph: graph, maxBytes: GraphWire.encode(graph).count - 1) == nil)
 
         let failure = WorkerAnswer.failureFrame(id: 7, code: .tooLarge, reason: "too big")
         #expect(

@@ -254,6 +254,93 @@ extension WorkerProcessTests {
         }
     }
 
+    /// Documents that queue while a worker is busy go to it together, in one write, and are answered one
+    /// by one; a failure on one of them costs that document only.
+    @Suite("Worker pool: batches")
+    struct BatchTests {
+        /// Occupies the pool's only worker with a spin, then queues `commands` behind it in this order
+        /// (each `deadline`), and returns their answers in the same order.
+        static func queuedBehindSpin(
+            _ pool: WorkerPool, _ commands: [(String, Duration)]
+        ) async throws -> [Result<MarkupGraph, SandboxFailure>] {
+            async let spinning = pool.probe("spin:400")
+            _ = try #require(await pool.busyWorker())
+            var tasks: [Task<Result<MarkupGraph, SandboxFailure>, Never>] = []
+            for (command, deadline) in commands {
+                tasks.append(Task { await pool.probe(command, deadline: deadline) })
+                try await Task.sleep(for: .milliseconds(20))  // queued in this order
+            }
+            #expect(await spinning.value != nil)
+            var results: [Result<MarkupGraph, SandboxFailure>] = []
+            for task in tasks { results.append(await task.value) }
+            return results
+        }
+
+        /// The pid an echo's worker reported.
+        static func echoedBy(_ result: Result<MarkupGraph, SandboxFailure>) -> Int32? {
+            result.value?.nodes.first?.values("pid").first?.text.flatMap { Int32($0) }
+        }
+
+        @Test("a batch where one document crashes its worker: the others are answered or retried, none is lost")
+        func crashInBatch() async throws {
+            try await withWorkerPool(configuration: .probe(workers: 1)) { pool in
+                let first = try #require(pool.workers.first?.processID)
+                let results = try await Self.queuedBehindSpin(
+                    pool, ["echo 0", "echo 1", "crash", "echo 3", "echo 4"].map { ($0, .seconds(5)) })
+                #expect(pool.workers.first?.largestBatch == 5)  // the five went to the worker in one write
+                #expect(Self.echoedBy(results[0]) == first)
+                #expect(Self.echoedBy(results[1]) == first)
+                let crash = try #require(results[2].failure)
+                #expect(crash.code == .crashed)
+                #expect(crash.termination == .signaled(SIGSEGV))
+                #expect(crash.reason.contains("worker \(first)"))
+                // Written to the crashed worker too, never reached: retried on its successor.
+                let second = try #require(Self.echoedBy(results[3]))
+                #expect(second != first)
+                #expect(Self.echoedBy(results[4]) == second)
+                #expect(pool.workers.first?.restarts == 1)
+                #expect(!processExists(first))
+            }
+        }
+
+        @Test("a document cancelled while it waits in a batch is answered cancelled; its worker lives on")
+        func cancelledInBatch() async throws {
+            try await withWorkerPool(configuration: .probe(workers: 1)) { pool in
+                async let spinning = pool.probe("spin:400")
+                _ = try #require(await pool.busyWorker())
+                let ahead = Task { await pool.probe("spin:300") }
+                try await Task.sleep(for: .milliseconds(20))
+                let cancelled = Task { await pool.probe("echo 1") }
+                try await Task.sleep(for: .milliseconds(20))
+                let behind = Task { await pool.probe("echo 2") }
+                #expect(await spinning.value != nil)
+                try await Task.sleep(for: .milliseconds(100))  // the three are written; the worker spins on the first
+                cancelled.cancel()
+                #expect(await cancelled.value.failureCode == .cancelled)
+                #expect(await ahead.value.value != nil)
+                #expect(await behind.value.value != nil)
+                #expect(pool.workers.first?.largestBatch == 3)
+                #expect(pool.workers.first?.restarts == 0)
+            }
+        }
+
+        @Test("a document of a batch that overruns its deadline is killed with its worker; the rest are retried")
+        func timeoutInBatch() async throws {
+            try await withWorkerPool(configuration: .probe(workers: 1)) { pool in
+                let first = try #require(pool.workers.first?.processID)
+                let started = ContinuousClock.now
+                let results = try await Self.queuedBehindSpin(
+                    pool, [("echo 0", .seconds(5)), ("spin:5000", .milliseconds(500)), ("echo 2", .seconds(5))])
+                #expect(ContinuousClock.now - started < .seconds(3))  // the deadline counted from its turn
+                #expect(Self.echoedBy(results[0]) == first)
+                #expect(results[1].failureCode == .timeout)
+                let second = try #require(Self.echoedBy(results[2]))
+                #expect(second != first)
+                #expect(pool.workers.first?.largestBatch == 3)
+            }
+        }
+    }
+
     @Suite("Worker pool: answers a compromised worker could give")
     struct HostileAnswerTests {
         /// Extraction nests items at most 64 deep (`maxItemDepth`, `maxJSONDepth`); the gateway's graph
@@ -267,6 +354,23 @@ extension WorkerProcessTests {
                 let result = await pool.probe("deep-answer:\(levels)")
                 #expect((result.value != nil) == accepted)
                 if !accepted { #expect(result.failureCode == .protocolError) }
+            }
+        }
+
+        /// The task that asked decodes the graph; the slot stops that worker before its next document, so a
+        /// worker that answers garbage in a valid frame serves no one else.
+        @Test("a graph that does not decode yields sandbox.protocol-error, and that worker gets no other document")
+        func undecodableGraph() async throws {
+            try await withWorkerPool(configuration: .probe(workers: 1)) { pool in
+                let liar = try #require(pool.workers.first?.processID)
+                let failure = try #require(await pool.probe("bad-graph").failure)
+                #expect(failure.code == .protocolError)
+                #expect(failure.reason.contains("worker \(liar)") && failure.reason.contains("does not decode"))
+                // The liar spins after its answer: a document given to it would time out.
+                #expect(await pool.probe("echo", deadline: .seconds(2)).value != nil)
+                #expect(pool.workers.first?.processID != liar)
+                #expect(pool.workers.first?.restarts == 1)
+                #expect(await eventually { !processExists(liar) })
             }
         }
 

@@ -3,8 +3,8 @@
 // copes. Never shipped, never started by the gateway.
 //
 // The document is the command: "echo", "open", "socket", "fork", "spawn", "execve", "thread", "loop",
-// "spin:<ms>", "allocate", "allocate-once:<bytes>", "deep-answer:<levels>", "wrong-id", "garbage",
-// "crash", "recurse", "big-answer:<bytes>".
+// "spin:<ms>", "allocate", "allocate-once:<bytes>", "deep-answer:<levels>", "bad-graph", "wrong-id",
+// "garbage", "crash", "recurse", "big-answer:<bytes>".
 
 internal import CSeccomp
 internal import Glibc
@@ -50,6 +50,7 @@ func handle(_ request: ExtractionRequest) -> MarkupGraph {
         var node = SchemaNode(types: ["Echo"], syntax: .jsonLD)
         node.append(.text(String(request.document.count)), for: "length")
         node.append(.text(request.kind.description), for: "kind")
+        node.append(.text(String(getpid())), for: "pid")
         return MarkupGraph(nodes: [node])
     case "open":
         let fd = open("/etc/hostname", O_RDONLY)
@@ -108,6 +109,11 @@ func handle(_ request: ExtractionRequest) -> MarkupGraph {
         payload.append(0)
         writeGraphFrame(id: request.id, payload: payload)
         _exit(0)  // the answer is out; leave before WorkerMain writes a second one
+    case "bad-graph":  // a well-formed frame whose graph does not decode; then it stays, busy, for the pool to stop
+        writeGraphFrame(id: request.id, payload: [1, 5])  // five nodes announced, none follows
+        var counter = 0
+        while counter >= 0 { counter = (counter &+ 1) & 0xFFFF }
+        return report("probe.unreachable")
     case "wrong-id":  // a well-formed answer to another request
         writeGraphFrame(id: request.id &+ 1, payload: [1, 0, 0])  // an empty graph
         _exit(0)
