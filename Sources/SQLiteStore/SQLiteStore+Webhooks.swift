@@ -117,10 +117,13 @@ extension SQLiteStore {
         ).execute(arguments: [delivery.webhookID, delivery.position, delivery.reservationID, now, now, now])
     }
 
+    /// Read on the calling thread (``readingInline(_:_:)``; the read is bounded by `limit`): the webhook dispatcher
+    /// calls it from its own lower-priority thread, so reading and decoding the deliveries' changes does not take a
+    /// database thread's CPU from ingestion.
     package func dueDeliveries(at now: Date, limit: Int) async throws -> [DueDelivery] {
         let time = StoreTime.milliseconds(now)
         let limit = StoreLimits.clamp(limit)
-        return try await reading("due deliveries") { db in
+        return try readingInline("due deliveries") { db in
             try Row.fetchAll(
                 db.cachedStatement(
                     sql: """
