@@ -52,7 +52,7 @@ extension GatewayApplication {
                 var upcoming: [(Date, Owner.Entry)] = []
                 var past: [(Date, Owner.Entry)] = []
                 for record in records {
-                    guard let payload = try? JSONDecoder().decode(StoredPayload.self, from: record.payload) else { continue }
+                    guard let payload = StoredPayload(stored: record.payload) else { continue }
                     var card = ReservationCard(payload.reservation, normalized: payload.markup)
                     card.status = record.status.rawValue  // the record's lifecycle state, not the markup's
                     let consent = record.consent
