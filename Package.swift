@@ -213,7 +213,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SandboxTests", dependencies: ["Sandbox", "Markup", "MailMessage"], swiftSettings: strictSettings),
-        .testTarget(name: "MailMessageTests", dependencies: ["MailMessage"], swiftSettings: strictSettings),
+        .testTarget(name: "MailMessageTests", dependencies: ["MailMessage", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "DNSTests", dependencies: ["DNS", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(
             name: "DKIMTests",

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import MailMessage
@@ -52,7 +53,7 @@ import Testing
     /// line longer than a chunk, up to the padding at a cut (which no sequence the prefilter looks for contains).
     @Test(arguments: [3, 4, 5, 9, 17, 80])
     func quotedPrintableInChunksDecodesLikeTheWhole(preferred: Int) {
-        var generator = SplitMixForTests(seed: UInt64(preferred))
+        var generator = SplitMix64(seed: UInt64(preferred))
         let alphabet = Array("ab<scrip t=3D=3C=\r\n=  \r\n\t=\r\nitemscope=20x".utf8)
         for _ in 0..<200 {
             let input = (0..<Int(generator.next() % 300)).map { _ in alphabet[Int(generator.next() % UInt64(alphabet.count))] }
@@ -186,7 +187,7 @@ import Testing
 
     /// The delimiter search (sixteen bytes at a time) finds what a line-by-line search finds.
     @Test func delimitersMatchALineByLineSearch() {
-        var generator = SplitMixForTests(seed: 7)
+        var generator = SplitMix64(seed: 7)
         let pieces = ["--b", "--b--", "--bx", "x--b", "\r\n", "\n", "-", "--", "abc", " ", "\t", "--b \r\n", "--b--\r\n"]
         for _ in 0..<500 {
             var body: [UInt8] = []
@@ -237,18 +238,5 @@ import Testing
             }
         }
         return Array(output[..<(capacity - left)])
-    }
-}
-
-/// A deterministic generator for the randomized tables above.
-struct SplitMixForTests: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
