@@ -90,7 +90,11 @@ package final class SQLiteStore: ManagedStore {
             try db.execute(sql: "PRAGMA secure_delete = FAST")
         }
         do {
-            pool = try Self.openPool(path: path, configuration: grdb, patience: configuration.busyTimeout)
+            let pool = try Self.openPool(path: path, configuration: grdb, patience: configuration.busyTimeout)
+            // Again on the writer: GRDB's pool switches it to WAL after `prepareDatabase` and sets NORMAL there, which
+            // made `.full` a no-op for every commit until this was found.
+            try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = \(synchronous)") }
+            self.pool = pool
         } catch {
             throw StoreError(
                 code: .openFailed,
