@@ -57,7 +57,8 @@ package struct GatewayServer: Sendable {
             WebhookDispatcher(
                 store: store, transport: transport, configuration: services.webhookDispatcherConfiguration,
                 node: services.node, now: services.ingestor.environment.now, metrics: services.metrics,
-                executors: delivery.executors, logger: logger),
+                executors: delivery.executors,
+                pacing: DeliveryPacing.forLoops(delivery, share: configuration.webhookBusyShare), logger: logger),
             ClusterJobs(
                 jobs: services.clusterJobs, store: services.ingestor.environment.store, node: services.node,
                 tick: services.clusterJobTick, now: services.ingestor.environment.now, logger: logger),
