@@ -33,22 +33,34 @@ package struct GatewayServer: Sendable {
         let application = try GatewayApplication.application(services, logger: logger) { address in
             if let address { onListening(.http, address) }
         }
-        let store = services.ingestor.environment.store
         // Deliveries on their own threads at a lower CPU priority: a busy machine ingests first (DESIGN.md,
-        // "Publishing changes").
+        // "Publishing changes"). The threads stop after everything else, however the run ends.
         let delivery = BackgroundEventLoops(
             threads: configuration.webhookThreads, priority: configuration.webhookPriority)
         logger.info(
             "webhook deliveries run on \(delivery.applied.count) thread(s) at priority \(configuration.webhookPriority)",
             metadata: ["applied": "\(delivery.applied.map { $0.idle ? "idle" : "nice \($0.niceness)" })"])
-        let transport: any WebhookTransport
+        let outcome: Result<Void, any Error>
         do {
-            transport = try services.webhookTransport
-                ?? PageFetcher(configuration: services.webhookFetchConfiguration(), eventLoopGroup: delivery.group)
+            try await run(application: application, delivery: delivery, onListening: onListening)
+            outcome = .success(())
         } catch {
-            await delivery.shutdown()
-            throw error
+            outcome = .failure(error)
         }
+        await delivery.shutdown()
+        try outcome.get()
+    }
+
+    /// The services of ``run(onListening:)``, with deliveries on `delivery`'s loops.
+    private func run(
+        application: some Service, delivery: BackgroundEventLoops,
+        onListening: @escaping @Sendable (Listener, SocketAddress) -> Void
+    ) async throws {
+        let configuration = services.configuration
+        let store = services.ingestor.environment.store
+        let transport =
+            try services.webhookTransport
+            ?? PageFetcher(configuration: services.webhookFetchConfiguration(), eventLoopGroup: delivery.group)
         var group: [any Service] = [
             StoreWatcher(
                 store: services.ingestor.environment.store, cache: services.readCache, health: services.storeHealth,
@@ -93,13 +105,7 @@ package struct GatewayServer: Sendable {
                 services: group.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) },
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger))
-        do {
-            try await serviceGroup.run()
-        } catch {
-            await delivery.shutdown()
-            throw error
-        }
-        await delivery.shutdown()
+        try await serviceGroup.run()
     }
 }
 
