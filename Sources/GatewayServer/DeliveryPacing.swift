@@ -43,7 +43,7 @@ package final class DeliveryPacing: Sendable {
     ///   - ownCPU: The CPU time the deliveries' threads have used so far.
     ///   - load: The share of all cores' time busy since its previous call (``CoreLoad/sample()``).
     package init(
-        share: Double, busyAbove: Double = 0.8, window: Duration = .milliseconds(100), cores: Int,
+        share: Double, busyAbove: Double = 0.9, window: Duration = .milliseconds(100), cores: Int,
         ownCPU: @escaping @Sendable () -> Duration?, load: @escaping @Sendable () -> Double?
     ) {
         self.share = share
