@@ -45,18 +45,31 @@ struct HTMLIndexScanner {
     /// No character libxml2 drops or reads differently (C0 controls but tab, line feed and carriage return;
     /// U+FFFE, U+FFFF), and no byte order mark at the start (libxml2 would switch encodings on it).
     static func isRegular(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
         let count = bytes.count
         if count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { return false }
-        var index = 0
-        while index < count {
+        func isRegular(at index: Int) -> Bool {
             let byte = bytes[index]
-            if byte < 0x20 {
-                if byte != 0x09 && byte != 0x0A && byte != 0x0D { return false }
-            } else if byte == 0xEF, index + 2 < count, bytes[index + 1] == 0xBF,
-                bytes[index + 2] == 0xBE || bytes[index + 2] == 0xBF
-            {
-                return false
+            if byte < 0x20 { return byte == 0x09 || byte == 0x0A || byte == 0x0D }
+            return !(byte == 0xEF && index + 2 < count && bytes[index + 1] == 0xBF
+                && (bytes[index + 2] == 0xBE || bytes[index + 2] == 0xBF))
+        }
+        // Eight bytes at a time: only a word holding a byte below 0x20 or an 0xEF is looked at byte by byte.
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        var index = 0
+        while index + 8 <= count {
+            let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+            let below = (word &- ones &* 0x20) & ~word & highs
+            let other = word ^ (ones &* 0xEF)
+            let ef = (other &- ones) & ~other & highs
+            if below | ef != 0 {
+                for offset in index..<index + 8 where !isRegular(at: offset) { return false }
             }
+            index += 8
+        }
+        while index < count {
+            guard isRegular(at: index) else { return false }
             index += 1
         }
         return true
@@ -74,6 +87,7 @@ struct HTMLIndexScanner {
     private let bytes: UnsafeBufferPointer<UInt8>
     private let count: Int
     private var tokens: JSONLDScriptScanner.Scanner
+    private let table = Tags.table
     fileprivate var builder: HTMLDocumentBuilder
     private let maxOpen: Int
     private let maxAttributes: Int
@@ -202,29 +216,29 @@ struct HTMLIndexScanner {
 
     /// `htmlAutoClose`: ends the open elements a start tag of `tag` closes, innermost first.
     private mutating func autoClose(by tag: Int, at cursor: Int) {
-        while let top = stack.last, Tags.closes(old: top.tag, new: tag) { pop(at: cursor) }
+        while let top = stack.last, table.closes(old: top.tag, new: tag) { pop(at: cursor) }
     }
 
     /// `htmlCheckImplied`: opens the `html`, `head` or `body` a start tag of `tag` implies.
     private mutating func implyElements(for tag: Int) -> Bool {
         guard tag != Tags.html else { return true }
         if stack.isEmpty {
-            guard push(Tags.html, Tags.pointers[Tags.html], attributes: false) else { return false }
+            guard push(Tags.html, table.pointers[Tags.html], attributes: false) else { return false }
         }
         if tag == Tags.body || tag == Tags.head { return true }
         if stack.count <= 1, Tags.isHeadContent(tag) {
             guard htmlLevel < 3 else { return true }
-            return push(Tags.head, Tags.pointers[Tags.head], attributes: false)
+            return push(Tags.head, table.pointers[Tags.head], attributes: false)
         }
         guard tag != Tags.noframes, tag != Tags.frame, tag != Tags.frameset, htmlLevel < 10 else { return true }
         if stack.contains(where: { $0.tag == Tags.body || $0.tag == Tags.head }) { return true }
-        return push(Tags.body, Tags.pointers[Tags.body], attributes: false)
+        return push(Tags.body, table.pointers[Tags.body], attributes: false)
     }
 
     /// `htmlCheckParagraph`, for text at `cursor`: outside any element, or in `html` or `head`, text implies a `p`.
     private mutating func implyParagraph(at cursor: Int) -> Bool {
         if let top = stack.last, top.tag != Tags.html, top.tag != Tags.head { return true }
-        while let top = stack.last, Tags.closes(old: top.tag, new: Tags.p) {
+        while let top = stack.last, table.closes(old: top.tag, new: Tags.p) {
             // Where libxml2's cursor stands here depends on how it chunked the text: an item ended here is left to it.
             guard let index = builder.stack.last else { return false }
             let flags = builder.elements[index].flags
@@ -232,7 +246,7 @@ struct HTMLIndexScanner {
             pop(at: cursor)
         }
         guard implyElements(for: Tags.p) else { return false }
-        return push(Tags.p, Tags.pointers[Tags.p], attributes: false)
+        return push(Tags.p, table.pointers[Tags.p], attributes: false)
     }
 
     /// Reads a start tag at `open` (its `<`) and, for `script` and `style`, the raw text and end tag after it.
@@ -262,7 +276,7 @@ struct HTMLIndexScanner {
             return push(tag, name, attributes: attributeCount > 0)
         }
         guard pushed else { return nil }
-        if selfClosing || Tags.isEmpty(tag) {
+        if selfClosing || table.isEmpty(tag) {
             pop(at: end)
             return end
         }
@@ -371,8 +385,8 @@ struct HTMLIndexScanner {
             return after
         }
         // A misplaced end tag may end only elements of lower or equal priority (`htmlAutoCloseOnClose`).
-        let priority = Tags.priority(tag)
-        for inner in stack[(position + 1)...] where Tags.priority(inner.tag) > priority { return after }
+        let priority = table.priority(tag)
+        for inner in stack[(position + 1)...] where table.priority(inner.tag) > priority { return after }
         while stack.count > position { pop(at: after) }
         return after
     }
@@ -518,7 +532,8 @@ struct HTMLIndexScanner {
             let byte = UInt64(lower(bytes[start + offset]))
             if offset < 8 { key.low |= byte << (8 * offset) } else { key.high |= byte << (8 * (offset - 8)) }
         }
-        if let tag = Tags.byKey[key] { return (tag, Tags.pointers[tag]) }
+        let tag = table.tag(key)
+        if tag >= 0 { return (tag, table.pointers[tag]) }
         if let name = unknownNames[key] { return (Tags.unknown, UnsafePointer(name)) }
         let name = UnsafeMutablePointer<UInt8>.allocate(capacity: length + 1)
         for offset in 0..<length { name[offset] = lower(bytes[start + offset]) }
@@ -581,60 +596,98 @@ private enum Tags {
         "area", "base", "basefont", "br", "col", "frame", "hr", "img", "input", "isindex", "link", "meta", "param",
     ]
 
+    /// The names the scanner asks about by number come first, in this order (`html` is 0, …, `base` 12).
+    private static let leading = [
+        "html", "head", "body", "p", "script", "style", "noframes", "frame", "frameset", "meta", "link", "title",
+        "base",
+    ]
+    static let html = 0, head = 1, body = 2, p = 3, script = 4, style = 5, noframes = 6, frame = 7, frameset = 8
+    /// `script style meta link title base`: the elements before which libxml2 implies a `head`.
+    static func isHeadContent(_ tag: Int) -> Bool { tag == 4 || tag == 5 || (tag >= 9 && tag <= 12) }
+    static func isRawText(_ tag: Int) -> Bool { tag == script || tag == style }
+
     static let names: [String] = {
         var names = Set(startClose.flatMap { [$0.0, $0.1] })
         names.formUnion(endPriority.keys)
         names.formUnion(emptyNames)
-        names.formUnion(["html", "head", "body", "p", "script", "style", "meta", "link", "title", "base", "noframes",
-            "frame", "frameset"])
-        return names.sorted()
+        names.subtract(leading)
+        return leading + names.sorted()
     }()
 
-    static let byKey: [Key: Int] = {
-        var table: [Key: Int] = [:]
-        for (tag, name) in names.enumerated() {
-            var key = Key(low: 0, high: 0, length: name.utf8.count)
-            for (offset, byte) in name.utf8.enumerated() {
-                if offset < 8 { key.low |= UInt64(byte) << (8 * offset) } else { key.high |= UInt64(byte) << (8 * (offset - 8)) }
-            }
-            table[key] = tag
+    static func key(_ name: String) -> Key {
+        var key = Key(low: 0, high: 0, length: name.utf8.count)
+        for (offset, byte) in name.utf8.enumerated() {
+            if offset < 8 { key.low |= UInt64(byte) << (8 * offset) } else { key.high |= UInt64(byte) << (8 * (offset - 8)) }
         }
-        return table
-    }()
-
-    /// Each name NUL-terminated, for the builder; allocated once for the process and never written after
-    /// (hence safe to share, which the compiler cannot see through a pointer).
-    nonisolated(unsafe) static let pointers: [UnsafePointer<UInt8>] = names.map { name in
-        let bytes = Array(name.utf8) + [0]
-        let pointer = UnsafeMutablePointer<UInt8>.allocate(capacity: bytes.count)
-        pointer.initialize(from: bytes, count: bytes.count)
-        return UnsafePointer(pointer)
+        return key
     }
 
-    static func tag(_ name: String) -> Int { names.firstIndex(of: name)! }
+    /// The rules as arrays by tag number, and the names in an open-addressing table: read once per document
+    /// (a static's lazy initialization is checked at each use).
+    final class Table: @unchecked Sendable {  // immutable after init; the pointers are never written
+        let count: Int
+        let closes: [Bool]
+        let priorities: [Int]
+        let empties: [Bool]
+        /// Each name NUL-terminated, for the builder; allocated once for the process.
+        let pointers: [UnsafePointer<UInt8>]
+        /// `slotMask + 1` slots: a key and its tag, or tag -1 for an empty slot.
+        let slots: [(key: Key, tag: Int)]
+        let slotMask: Int
 
-    private static let closeTable: [Bool] = {
-        var table = [Bool](repeating: false, count: names.count * names.count)
-        for (old, new) in startClose { table[tag(old) * names.count + tag(new)] = true }
-        return table
-    }()
+        init() {
+            let names = Tags.names
+            count = names.count
+            var closes = [Bool](repeating: false, count: count * count)
+            for (old, new) in startClose {
+                closes[names.firstIndex(of: old)! * count + names.firstIndex(of: new)!] = true
+            }
+            self.closes = closes
+            priorities = names.map { endPriority[$0] ?? 100 }
+            empties = names.map { emptyNames.contains($0) }
+            pointers = names.map { name in
+                let bytes = Array(name.utf8) + [0]
+                let pointer = UnsafeMutablePointer<UInt8>.allocate(capacity: bytes.count)
+                pointer.initialize(from: bytes, count: bytes.count)
+                return UnsafePointer(pointer)
+            }
+            slotMask = 1023
+            var slots = [(key: Key, tag: Int)](repeating: (Key(low: 0, high: 0, length: 0), -1), count: slotMask + 1)
+            for (tag, name) in names.enumerated() {
+                let key = Tags.key(name)
+                var slot = Table.hash(key) & slotMask
+                while slots[slot].tag >= 0 { slot = (slot + 1) & slotMask }
+                slots[slot] = (key, tag)
+            }
+            self.slots = slots
+        }
 
-    private static let priorities: [Int] = names.map { endPriority[$0] ?? 100 }
-    private static let empties: [Bool] = names.map { emptyNames.contains($0) }
+        @inline(__always)
+        static func hash(_ key: Key) -> Int {
+            let mixed = (key.low &* 0x9E37_79B9_7F4A_7C15) ^ (key.high &* 0xC2B2_AE3D_27D4_EB4F) ^ UInt64(key.length)
+            return Int(truncatingIfNeeded: mixed >> 40)
+        }
 
-    static let html = tag("html"), head = tag("head"), body = tag("body"), p = tag("p")
-    static let script = tag("script"), style = tag("style")
-    static let noframes = tag("noframes"), frame = tag("frame"), frameset = tag("frameset")
-    private static let headContent: Set<Int> = Set(["script", "style", "meta", "link", "title", "base"].map(tag))
+        /// The tag of `key`, or `Tags.unknown`.
+        @inline(__always)
+        func tag(_ key: Key) -> Int {
+            var slot = Table.hash(key) & slotMask
+            while true {
+                let entry = slots[slot]
+                if entry.tag < 0 { return Tags.unknown }
+                if entry.key == key { return entry.tag }
+                slot = (slot + 1) & slotMask
+            }
+        }
 
-    /// Whether a start tag of `new` ends an open `old` (`htmlCheckAutoClose`).
-    @inline(__always)
-    static func closes(old: Int, new: Int) -> Bool {
-        old >= 0 && new >= 0 && closeTable[old * names.count + new]
+        /// Whether a start tag of `new` ends an open `old` (`htmlCheckAutoClose`).
+        @inline(__always)
+        func closes(old: Int, new: Int) -> Bool { old >= 0 && new >= 0 && closes[old * count + new] }
+        @inline(__always)
+        func priority(_ tag: Int) -> Int { tag >= 0 ? priorities[tag] : 100 }
+        @inline(__always)
+        func isEmpty(_ tag: Int) -> Bool { tag >= 0 && empties[tag] }
     }
 
-    static func priority(_ tag: Int) -> Int { tag >= 0 ? priorities[tag] : 100 }
-    static func isEmpty(_ tag: Int) -> Bool { tag >= 0 && empties[tag] }
-    static func isRawText(_ tag: Int) -> Bool { tag == script || tag == style }
-    static func isHeadContent(_ tag: Int) -> Bool { headContent.contains(tag) }
+    static let table = Table()
 }
