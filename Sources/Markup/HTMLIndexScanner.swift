@@ -289,6 +289,7 @@ struct HTMLIndexScanner {
     private mutating func attributes(from start: Int, element: Int) -> (Int, Bool, Int)? {
         arena.removeAll(keepingCapacity: true)
         attributeOffsets.removeAll(keepingCapacity: true)
+        var attributesRead = 0
         var index = skipBlanks(from: start)
         while true {
             guard index < count else { return nil }
@@ -298,6 +299,9 @@ struct HTMLIndexScanner {
                 return (index + 2, true, attributeOffsets.count)
             }
             guard isNameStart(byte) else { return nil }
+            // More than the limit (`StartTagScanner` counts every one, duplicates too) is left to the parse's path.
+            attributesRead += 1
+            guard attributesRead <= maxAttributes else { return nil }
             let nameStart = index
             let nameEnd = tokens.nameEnd(from: index)
             guard nameEnd - nameStart < 100 else { return nil }
@@ -335,7 +339,6 @@ struct HTMLIndexScanner {
             if duplicate {
                 arena.removeSubrange(arenaStart...)
             } else {
-                guard attributeOffsets.count < maxAttributes else { return nil }
                 attributeOffsets.append((arenaStart, nameLength, value))
             }
         }

@@ -66,6 +66,10 @@ import Testing
         ("text-before", "Hello " + item),
         ("control-character", "<div itemscope><span itemprop=\"a\">x\u{1}y</span></div>"),
         ("many-attributes", "<div itemscope " + (0..<300).map { "a\($0)=\"\($0)\"" }.joined(separator: " ") + "><span itemprop=\"a\">x</span></div>"),
+        ("attributes-at-limit", "<div itemscope " + (0..<256).map { "a\($0)" }.joined(separator: " ") + "><span itemprop=\"a\">x</span></div>"),
+        ("duplicates-over-limit", "<div itemscope " + String(repeating: "a=1 ", count: 257) + "><span itemprop=\"a\">x</span></div>"),
+        ("attributes-in-comment", "<!-- <p " + (0..<300).map { "a\($0)" }.joined(separator: " ") + "> -->" + item),
+        ("attributes-after-bang", "<!x <p " + (0..<300).map { "a\($0)" }.joined(separator: " ") + ">x</p>" + item),
     ]
 
     /// The variants of a document: as it is, rewritten the tricky ways, and with each snippet.
