@@ -48,11 +48,12 @@ struct HTMLIndexScanner {
         guard let base = bytes.baseAddress else { return true }
         let count = bytes.count
         if count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { return false }
+        @inline(__always)
         func isRegular(at index: Int) -> Bool {
-            let byte = bytes[index]
+            let byte = base[index]
             if byte < 0x20 { return byte == 0x09 || byte == 0x0A || byte == 0x0D }
-            return !(byte == 0xEF && index + 2 < count && bytes[index + 1] == 0xBF
-                && (bytes[index + 2] == 0xBE || bytes[index + 2] == 0xBF))
+            return byte != 0xEF || index + 2 >= count || base[index + 1] != 0xBF
+                || (base[index + 2] != 0xBE && base[index + 2] != 0xBF)
         }
         // Eight bytes at a time: only a word holding a byte below 0x20 or an 0xEF is looked at byte by byte.
         let ones: UInt64 = 0x0101_0101_0101_0101
@@ -63,8 +64,10 @@ struct HTMLIndexScanner {
             let below = (word &- ones &* 0x20) & ~word & highs
             let other = word ^ (ones &* 0xEF)
             let ef = (other &- ones) & ~other & highs
-            if below | ef != 0 {
-                for offset in index..<index + 8 where !isRegular(at: offset) { return false }
+            var flagged = below | ef
+            while flagged != 0 {  // the byte of each flag (a flag may be false, never missing)
+                guard isRegular(at: index + flagged.trailingZeroBitCount >> 3) else { return false }
+                flagged &= flagged &- 1
             }
             index += 8
         }
@@ -287,8 +290,9 @@ struct HTMLIndexScanner {
     /// Reads a start tag's attributes from `start` (after its name) into `arena` and `attributeOffsets`, as
     /// `htmlParseStartTag` reads them: the index after the tag, whether it ended `/>`, how many were kept.
     private mutating func attributes(from start: Int, element: Int) -> (Int, Bool, Int)? {
-        arena.removeAll(keepingCapacity: true)
-        attributeOffsets.removeAll(keepingCapacity: true)
+        // Emptied only now and then: `removeAll` per tag costs more than the bytes it frees.
+        if arena.count > 1 << 16 { arena.removeAll(keepingCapacity: true) }
+        if !attributeOffsets.isEmpty { attributeOffsets.removeAll(keepingCapacity: true) }
         var attributesRead = 0
         var index = skipBlanks(from: start)
         while true {
@@ -306,8 +310,11 @@ struct HTMLIndexScanner {
             let nameEnd = tokens.nameEnd(from: index)
             guard nameEnd - nameStart < 100 else { return nil }
             let arenaStart = arena.count
-            for offset in nameStart..<nameEnd { arena.append(lower(bytes[offset])) }
+            arena.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[nameStart..<nameEnd]))
             arena.append(0)
+            for offset in arenaStart..<arenaStart + (nameEnd - nameStart) where arena[offset] &- 0x41 < 26 {
+                arena[offset] |= 0x20  // libxml2 lowercases names
+            }
             var cursor = skipBlanks(from: nameEnd)
             var value = -1
             if cursor < count, bytes[cursor] == UInt8(ascii: "=") {
@@ -336,9 +343,7 @@ struct HTMLIndexScanner {
                 earlier.length == nameLength
                     && (0..<nameLength).allSatisfy { arena[earlier.name + $0] == arena[arenaStart + $0] }
             }
-            if duplicate {
-                arena.removeSubrange(arenaStart...)
-            } else {
+            if !duplicate {
                 attributeOffsets.append((arenaStart, nameLength, value))
             }
         }
