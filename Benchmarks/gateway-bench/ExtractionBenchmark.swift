@@ -12,8 +12,9 @@ import Sandbox
 /// (`WorkerPool` with the `gateway-worker` next to this binary: one worker, then one per core), and
 /// beside extruct (Debian's `python3-extruct`, timing only its `extract` call) on the same files in
 /// the same run, each the best of five passes. Targets: at least 5× extruct; the sandbox costs at
-/// most 15% over in-process. It also reports how much of the corpus the fast paths (the JSON-LD scan, the index scan) read (every
-/// graph checked against libxml2's reading) and, in the same run, in-process CPU time without it.
+/// most 15% over in-process. It also reports how much of the corpus the fast paths (the JSON-LD scan,
+/// the index scan) read without libxml2's parse (every graph checked against libxml2's reading) and,
+/// in the same run, in-process CPU time without them.
 ///
 ///   gateway-bench extract [--documents N]
 struct ExtractionBenchmark {
@@ -86,7 +87,8 @@ struct ExtractionBenchmark {
                 fastPath.any.documents, corpus.count, Double(fastPath.any.htmlBytes) / 1e6, Double(htmlBytes) / 1e6,
                 fastPath.jsonLD.documents, Double(fastPath.jsonLD.htmlBytes) / 1e6,
                 fastPath.any.documents - fastPath.jsonLD.documents,
-                Double(fastPath.any.htmlBytes - fastPath.jsonLD.htmlBytes) / 1e6, corpus.count - fastPath.any.documents))
+                Double(fastPath.any.htmlBytes - fastPath.jsonLD.htmlBytes) / 1e6, corpus.count - fastPath.any.documents)
+        )
         let parsingEverything = InProcessRunner.parsingEverything
         var parsingEverythingCPU = Double.infinity
         var bestInProcess = Double.infinity
@@ -169,7 +171,8 @@ struct ExtractionBenchmark {
             if queuedCPU.isFinite {
                 report(
                     String(
-                        format: "sandboxed, 1 worker, %d documents in flight (the queued ones written to it in batches, "
+                        format:
+                            "sandboxed, 1 worker, %d documents in flight (the queued ones written to it in batches, "
                             + "largest %d): %.3f s per pass, CPU %.3f s, %+.1f%% over in-process",
                         Self.queuedInFlight, pool?.workers.first?.largestBatch ?? 0, queuedSeconds, queuedCPU,
                         (queuedCPU / inProcessCPU - 1) * 100))

@@ -346,7 +346,9 @@ struct HTMLDocumentBuilder {
         // Back to the `<` of the tag just read.
         var start = cursor - 1
         while start > base, start.pointee != UInt8(ascii: "<"), cursor - start < 4096 { start -= 1 }
-        guard start.pointee == UInt8(ascii: "<"), start + 1 < cursor, start[1] == UInt8(ascii: "/") else { return false }
+        guard start.pointee == UInt8(ascii: "<"), start + 1 < cursor, start[1] == UInt8(ascii: "/") else {
+            return false
+        }
         var offset = 0
         while name[offset] != 0 {
             guard start + 2 + offset < cursor, start[2 + offset] | 0x20 == name[offset] | 0x20 else { return false }
@@ -363,7 +365,10 @@ struct HTMLDocumentBuilder {
     mutating func unmatchedEndTag(_ name: UnsafePointer<xmlChar>) {
         guard !ended.isEmpty else { return }
         let length = Int(xmlStrlen(name))
-        guard let position = ended.lastIndex(where: { $0.name.elementsEqual(UnsafeBufferPointer(start: name, count: length)) })
+        guard
+            let position = ended.lastIndex(where: {
+                $0.name.elementsEqual(UnsafeBufferPointer(start: name, count: length))
+            })
         else { return }
         adopt(position)
     }
@@ -375,7 +380,8 @@ struct HTMLDocumentBuilder {
         let limit = open.count > depth ? open[depth] : elements.count
         guard limit > Int(elements[index].end) else { return }
         elements[index].end = Int32(truncatingIfNeeded: limit)
-        elements[index].textEnd = Int32(truncatingIfNeeded: limit < elements.count ? Int(elements[limit].textStart) : text.count)
+        elements[index].textEnd = Int32(
+            truncatingIfNeeded: limit < elements.count ? Int(elements[limit].textStart) : text.count)
         misnested.append(index)
     }
 
@@ -481,7 +487,8 @@ struct HTMLDocumentBuilder {
                 end: Int32(truncatingIfNeeded: index + 1), textStart: Int32(truncatingIfNeeded: text.count),
                 textEnd: Int32(truncatingIfNeeded: text.count),
                 attributeStart: Int32(truncatingIfNeeded: attributeStart),
-                attributeCount: UInt8(attributes.count - attributeStart), flags: flags, kind: kind, endable: endableKind))
+                attributeCount: UInt8(attributes.count - attributeStart), flags: flags, kind: kind, endable: endableKind
+            ))
         open.append(index)
         openNames.append(name)
         stack.append(index)

@@ -405,9 +405,11 @@ struct HTMLIndexScanner {
     /// implies one. False when libxml2 must read it.
     private mutating func text(_ range: Range<Int>) -> Bool {
         if stack.isEmpty || stack.last!.tag == Tags.html || stack.last!.tag == Tags.head {
-            // libxml2 judges the text in chunks of 1,000 bytes: a blank one not followed by `<` implies a paragraph too.
+            // libxml2 judges the text in chunks of 1,000 bytes: a blank one not followed by `<` implies a
+            // paragraph too.
             guard range.count < 990 else { return false }
-            let blank = !tokens.contains(UInt8(ascii: "&"), in: range)
+            let blank =
+                !tokens.contains(UInt8(ascii: "&"), in: range)
                 && (range.lowerBound..<range.upperBound).allSatisfy { isBlank(bytes[$0]) }
             if !blank {
                 guard implyParagraph(at: range.upperBound) else { return false }
@@ -442,7 +444,9 @@ struct HTMLIndexScanner {
 
     /// The reference at `start` (its `&`): appends what libxml2 makes of it and returns the index after what it
     /// read, or nil.
-    private static func reference(_ bytes: UnsafeBufferPointer<UInt8>, at start: Int, end: Int, into output: inout [UInt8])
+    private static func reference(
+        _ bytes: UnsafeBufferPointer<UInt8>, at start: Int, end: Int, into output: inout [UInt8]
+    )
         -> Int?
     {
         var index = start + 1
@@ -625,7 +629,11 @@ private enum Tags {
     static func key(_ name: String) -> Key {
         var key = Key(low: 0, high: 0, length: name.utf8.count)
         for (offset, byte) in name.utf8.enumerated() {
-            if offset < 8 { key.low |= UInt64(byte) << (8 * offset) } else { key.high |= UInt64(byte) << (8 * (offset - 8)) }
+            if offset < 8 {
+                key.low |= UInt64(byte) << (8 * offset)
+            } else {
+                key.high |= UInt64(byte) << (8 * (offset - 8))
+            }
         }
         return key
     }
