@@ -333,7 +333,7 @@ import Testing
         let scanned = sources.filter { Self.indexes($0.bytes, encoding: $0.encoding) != nil }
         let corpus = sources.filter { $0.name.hasPrefix("corpus/") }
         let corpusScanned = scanned.filter { $0.name.hasPrefix("corpus/") }
-        let declined = corpus.filter { document in !scanned.contains { $0.name == document.name } }
+        let declined = sources.filter { document in !scanned.contains { $0.name == document.name } }
         print(
             "index scan: \(scanned.count) of \(sources.count) documents; shared corpus \(corpusScanned.count) of "
                 + "\(corpus.count); declined: " + declined.map(\.name).joined(separator: ", "))
