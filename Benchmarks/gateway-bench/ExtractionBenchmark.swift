@@ -12,8 +12,9 @@ import Sandbox
 /// (`WorkerPool` with the `gateway-worker` next to this binary: one worker, then one per core), and
 /// beside extruct (Debian's `python3-extruct`, timing only its `extract` call) on the same files in
 /// the same run, each the best of five passes. Targets: at least 5× extruct; the sandbox costs at
-/// most 15% over in-process. It also reports how much of the corpus the JSON-LD fast path reads (every
-/// graph checked against libxml2's reading) and, in the same run, in-process CPU time without it.
+/// most 15% over in-process. It also reports how much of the corpus the fast paths (the JSON-LD scan,
+/// the index scan) read without libxml2's parse (every graph checked against libxml2's reading) and,
+/// in the same run, in-process CPU time without them.
 ///
 ///   gateway-bench extract [--documents N]
 struct ExtractionBenchmark {
@@ -81,9 +82,13 @@ struct ExtractionBenchmark {
         let fastPath = try Self.fastPathShare(corpus)
         report(
             String(
-                format: "JSON-LD fast path (no libxml2 parse): %d of %d documents, %.1f of %.1f MB of HTML; "
-                    + "every graph equal to libxml2's reading",
-                fastPath.documents, corpus.count, Double(fastPath.htmlBytes) / 1e6, Double(htmlBytes) / 1e6))
+                format: "without libxml2's parse: %d of %d documents, %.1f of %.1f MB of HTML (JSON-LD scan %d, "
+                    + "%.1f MB; index scan %d, %.1f MB; the scan declined %d); every graph equal to libxml2's reading",
+                fastPath.any.documents, corpus.count, Double(fastPath.any.htmlBytes) / 1e6, Double(htmlBytes) / 1e6,
+                fastPath.jsonLD.documents, Double(fastPath.jsonLD.htmlBytes) / 1e6,
+                fastPath.any.documents - fastPath.jsonLD.documents,
+                Double(fastPath.any.htmlBytes - fastPath.jsonLD.htmlBytes) / 1e6, corpus.count - fastPath.any.documents)
+        )
         let parsingEverything = InProcessRunner.parsingEverything
         var parsingEverythingCPU = Double.infinity
         var bestInProcess = Double.infinity
@@ -141,8 +146,8 @@ struct ExtractionBenchmark {
         report(
             String(
                 format:
-                    "in-process with libxml2 for every document (no fast path): CPU %.3f s per pass against %.3f s; "
-                    + "the fast path saves %.1f%%",
+                    "in-process with libxml2 for every document (no fast paths): CPU %.3f s per pass against %.3f s; "
+                    + "the fast paths save %.1f%%",
                 parsingEverythingCPU, inProcessCPU, (1 - inProcessCPU / parsingEverythingCPU) * 100))
         let sandboxed = pool.map { _ in Figure(seconds: bestSandboxed, htmlBytes: htmlBytes, items: expectedItems) }
         if let sandboxed { report("gateway sandboxed (1 worker):      \(sandboxed)") }
@@ -166,7 +171,8 @@ struct ExtractionBenchmark {
             if queuedCPU.isFinite {
                 report(
                     String(
-                        format: "sandboxed, 1 worker, %d documents in flight (the queued ones written to it in batches, "
+                        format:
+                            "sandboxed, 1 worker, %d documents in flight (the queued ones written to it in batches, "
                             + "largest %d): %.3f s per pass, CPU %.3f s, %+.1f%% over in-process",
                         Self.queuedInFlight, pool?.workers.first?.largestBatch ?? 0, queuedSeconds, queuedCPU,
                         (queuedCPU / inProcessCPU - 1) * 100))
@@ -223,10 +229,12 @@ struct ExtractionBenchmark {
         var extraction = DocumentExtraction()
         let resolver = ReservationResolver()
 
-        /// Every document through libxml2, as before the JSON-LD fast path: the baseline of its gain.
+        /// Every document through libxml2, as before the fast paths (the JSON-LD scan, the index scan): the
+        /// baseline of their gain.
         static var parsingEverything: InProcessRunner {
             var configuration = DocumentExtraction.Configuration()
             configuration.markup.scansJSONLDOnlyDocuments = false
+            configuration.markup.scansRegularDocuments = false
             var runner = InProcessRunner()
             runner.extraction = DocumentExtraction(configuration: configuration)
             return runner
@@ -243,19 +251,24 @@ struct ExtractionBenchmark {
         }
     }
 
-    /// The documents (and their bytes of HTML) whose HTML parts the JSON-LD fast path reads without libxml2
-    /// (`MarkupExtractor.Configuration.scansJSONLDOnlyDocuments`); throws when a graph differs from libxml2's.
-    static func fastPathShare(_ corpus: [ExtractionCorpus.Document]) throws -> (documents: Int, htmlBytes: Int) {
+    /// The documents (and their bytes of HTML) whose HTML parts the fast paths read without libxml2: the JSON-LD
+    /// scan alone (`MarkupExtractor.Configuration.scansJSONLDOnlyDocuments`), and the JSON-LD or the index scan
+    /// (`scansRegularDocuments`); throws when a graph differs from libxml2's.
+    static func fastPathShare(_ corpus: [ExtractionCorpus.Document]) throws -> (
+        jsonLD: (documents: Int, htmlBytes: Int), any: (documents: Int, htmlBytes: Int)
+    ) {
         var withoutScan = DocumentExtraction.Configuration()
         withoutScan.markup.scansJSONLDOnlyDocuments = false
+        withoutScan.markup.scansRegularDocuments = false
         let parsed = DocumentExtraction(configuration: withoutScan)
         let scanned = DocumentExtraction()
         let extractor = MarkupExtractor()
-        var share = (documents: 0, htmlBytes: 0)
+        var jsonLD = (documents: 0, htmlBytes: 0)
+        var any = (documents: 0, htmlBytes: 0)
         for document in corpus {
             let request = ExtractionRequest(id: 0, kind: document.kind, document: document.bytes)
             guard scanned.extract(request) == parsed.extract(request) else {
-                throw BenchFailure("the JSON-LD fast path read \(document.name) otherwise than libxml2")
+                throw BenchFailure("the fast paths read \(document.name) otherwise than libxml2")
             }
             let parts: [[UInt8]]
             if document.kind == .email {
@@ -265,12 +278,17 @@ struct ExtractionBenchmark {
                 parts = [document.bytes]
             }
             let encoding = document.kind == .email ? "UTF-8" : nil
-            if !parts.isEmpty, parts.allSatisfy({ extractor.scansWithoutParsing(html: $0, encoding: encoding) }) {
-                share.documents += 1
-                share.htmlBytes += document.htmlBytes
+            guard !parts.isEmpty else { continue }
+            if parts.allSatisfy({ extractor.scansWithoutParsing(html: $0, encoding: encoding) }) {
+                jsonLD.documents += 1
+                jsonLD.htmlBytes += document.htmlBytes
+            }
+            if parts.allSatisfy({ extractor.readsWithoutLibxml2(html: $0, encoding: encoding) }) {
+                any.documents += 1
+                any.htmlBytes += document.htmlBytes
             }
         }
-        return share
+        return (jsonLD, any)
     }
 
     /// A pool of `workers` release workers, or nil (with a message) when it cannot start.

@@ -31,7 +31,7 @@ internal import CLibXML2
 /// and freed within `init`, on every path; nothing of libxml2 outlives it. The callbacks reach the
 /// index being built through a raw pointer (the context's `userData`), not a class reference, which
 /// spares them Swift's dynamic exclusivity checks (a sixth of the time).
-struct HTMLDocument {
+struct HTMLDocument: Equatable {
     /// What an element carries that extraction cares about.
     struct Flags: OptionSet {
         let rawValue: UInt8
@@ -58,7 +58,7 @@ struct HTMLDocument {
     }
 
     /// An element in tree order.
-    struct Element {
+    struct Element: Equatable {
         /// One past its last descendant.
         var end: Int32
         var textStart: Int32
@@ -71,7 +71,7 @@ struct HTMLDocument {
         var endable: ImpliedEnd.Kind
     }
 
-    struct StoredAttribute {
+    struct StoredAttribute: Equatable {
         var name: AttributeName
         var start: Int32
         var count: Int32
@@ -124,8 +124,8 @@ struct HTMLDocument {
             if let created { htmlFreeParserCtxt(created) }
             return nil
         }
-        let builder = UnsafeMutablePointer<Builder>.allocate(capacity: 1)
-        builder.initialize(to: Builder(context: context, maxElementDepth: maxElementDepth))
+        let builder = UnsafeMutablePointer<HTMLDocumentBuilder>.allocate(capacity: 1)
+        builder.initialize(to: HTMLDocumentBuilder(context: context, maxElementDepth: maxElementDepth))
         defer {
             builder.deinitialize(count: 1)
             builder.deallocate()
@@ -146,23 +146,28 @@ struct HTMLDocument {
         if builder.pointee.stop == nil, context.pointee.disableSAX != 0 {
             builder.pointee.stop = .other(code: context.pointee.errNo)
         }
+        self.init(finishing: &builder.pointee)
+    }
+
+    /// The index `builder` holds, once the reading (libxml2's or `HTMLIndexScanner`'s) has ended.
+    init(finishing builder: inout HTMLDocumentBuilder) {
         // A halted parse leaves elements open; they end where the input was left.
-        while !builder.pointee.open.isEmpty { builder.pointee.close(builder.pointee.popOpen()) }
-        text = builder.pointee.text
-        attributes = builder.pointee.attributes
-        attributeBytes = builder.pointee.attributeBytes
-        jsonLDScripts = builder.pointee.jsonLDScripts
-        hasItemscope = builder.pointee.hasItemscope
-        stop = builder.pointee.stop
-        misnested = builder.pointee.misnested
-        if let separator = ForwardSeparator.firstEnd(in: builder.pointee.text) {
+        while !builder.open.isEmpty { builder.close(builder.popOpen()) }
+        text = builder.text
+        attributes = builder.attributes
+        attributeBytes = builder.attributeBytes
+        jsonLDScripts = builder.jsonLDScripts
+        hasItemscope = builder.hasItemscope
+        stop = builder.stop
+        misnested = builder.misnested
+        if let separator = ForwardSeparator.firstEnd(in: builder.text) {
             // Everything after a "-----Original Message-----" line is the earlier message.
             let start = Int32(truncatingIfNeeded: separator)
-            for index in builder.pointee.elements.indices where builder.pointee.elements[index].textStart >= start {
-                builder.pointee.elements[index].flags.insert(.quoted)
+            for index in builder.elements.indices where builder.elements[index].textStart >= start {
+                builder.elements[index].flags.insert(.quoted)
             }
         }
-        elements = builder.pointee.elements
+        elements = builder.elements
     }
 
     // MARK: SAX
@@ -175,11 +180,11 @@ struct HTMLDocument {
         handler.initialized = UInt32(XML_SAX2_MAGIC)
         handler.startElement = { context, name, attributes in
             guard let context, let name else { return }
-            context.assumingMemoryBound(to: Builder.self).pointee.start(name, attributes)
+            context.assumingMemoryBound(to: HTMLDocumentBuilder.self).pointee.start(name, attributes)
         }
         handler.endElement = { context, name in
             guard let context else { return }
-            context.assumingMemoryBound(to: Builder.self).pointee.libxml2Ended(name)
+            context.assumingMemoryBound(to: HTMLDocumentBuilder.self).pointee.libxml2Ended(name)
         }
         handler.serror = { context, error in
             // "Unexpected end tag : p": an end tag for no open element (libxml2 2.9 htmlParseEndTag).
@@ -187,11 +192,11 @@ struct HTMLDocument {
                 error.pointee.str2 == nil, let name = error.pointee.str1
             else { return }
             let bytes = UnsafeRawPointer(name).assumingMemoryBound(to: xmlChar.self)  // str1 is a C string
-            context.assumingMemoryBound(to: Builder.self).pointee.unmatchedEndTag(bytes)
+            context.assumingMemoryBound(to: HTMLDocumentBuilder.self).pointee.unmatchedEndTag(bytes)
         }
         let characters: charactersSAXFunc = { context, bytes, count in
             guard let context, let bytes, count > 0 else { return }
-            context.assumingMemoryBound(to: Builder.self).pointee.text
+            context.assumingMemoryBound(to: HTMLDocumentBuilder.self).pointee.text
                 .append(contentsOf: UnsafeBufferPointer(start: bytes, count: Int(count)))
         }
         handler.characters = characters
@@ -202,12 +207,16 @@ struct HTMLDocument {
 
 }
 
-/// The index while libxml2 reports it.
-private struct Builder {
+/// The index while libxml2 reports it, or `HTMLIndexScanner` reports what libxml2 would.
+struct HTMLDocumentBuilder {
     typealias Element = HTMLDocument.Element
     typealias Flags = HTMLDocument.Flags
 
-    let context: htmlParserCtxtPtr
+    /// libxml2's parser, whose input cursor tells where an element ended; nil when `HTMLIndexScanner` reads.
+    let context: htmlParserCtxtPtr?
+    /// `HTMLIndexScanner`'s input and where it stands in it, as libxml2's cursor would (`scanned` only).
+    var scanned: UnsafeBufferPointer<UInt8>?
+    var scanCursor = 0
     let maxElementDepth: Int
     var elements: [Element] = []
     var text: [UInt8] = []
@@ -238,6 +247,24 @@ private struct Builder {
     init(context: htmlParserCtxtPtr, maxElementDepth: Int) {
         self.context = context
         self.maxElementDepth = maxElementDepth
+    }
+
+    init(scanning bytes: UnsafeBufferPointer<UInt8>, maxElementDepth: Int) {
+        context = nil
+        scanned = bytes
+        self.maxElementDepth = maxElementDepth
+    }
+
+    /// The input being read: its start, the cursor, its end.
+    private func input() -> (base: UnsafePointer<UInt8>, cursor: UnsafePointer<UInt8>, end: UnsafePointer<UInt8>)? {
+        if let context {
+            guard let input = context.pointee.input, let base = input.pointee.base, let cursor = input.pointee.cur,
+                let end = input.pointee.end
+            else { return nil }
+            return (base, cursor, end)
+        }
+        guard let scanned, let base = scanned.baseAddress else { return nil }
+        return (base, base + scanCursor, base + scanned.count)
     }
 
     /// Removes the innermost element open in the index, and its name.
@@ -306,8 +333,7 @@ private struct Builder {
     /// Whether the parser stands at a start tag it has not read yet (`<div`), and did not just read
     /// this element's own end tag (`</p>`, which can be followed by a start tag too).
     private func isEndedByStartTag(_ name: UnsafePointer<xmlChar>) -> Bool {
-        guard let input = context.pointee.input, let cursor = input.pointee.cur, let end = input.pointee.end,
-            end - cursor >= 2, cursor[0] == UInt8(ascii: "<"),
+        guard let (_, cursor, end) = input(), end - cursor >= 2, cursor[0] == UInt8(ascii: "<"),
             (cursor[1] | 0x20) >= UInt8(ascii: "a"), (cursor[1] | 0x20) <= UInt8(ascii: "z")
         else { return false }
         return !isAtOwnEndTag(name)
@@ -315,13 +341,14 @@ private struct Builder {
 
     /// Whether the parser has just read the end tag of `name` (`</p>`, `</P >`): the sender's own.
     private func isAtOwnEndTag(_ name: UnsafePointer<xmlChar>) -> Bool {
-        guard let input = context.pointee.input, let cursor = input.pointee.cur, let base = input.pointee.base,
-            cursor > base, cursor[-1] == UInt8(ascii: ">")
+        guard let (base, cursor, _) = input(), cursor > base, cursor[-1] == UInt8(ascii: ">")
         else { return false }
         // Back to the `<` of the tag just read.
         var start = cursor - 1
         while start > base, start.pointee != UInt8(ascii: "<"), cursor - start < 4096 { start -= 1 }
-        guard start.pointee == UInt8(ascii: "<"), start + 1 < cursor, start[1] == UInt8(ascii: "/") else { return false }
+        guard start.pointee == UInt8(ascii: "<"), start + 1 < cursor, start[1] == UInt8(ascii: "/") else {
+            return false
+        }
         var offset = 0
         while name[offset] != 0 {
             guard start + 2 + offset < cursor, start[2 + offset] | 0x20 == name[offset] | 0x20 else { return false }
@@ -338,7 +365,10 @@ private struct Builder {
     mutating func unmatchedEndTag(_ name: UnsafePointer<xmlChar>) {
         guard !ended.isEmpty else { return }
         let length = Int(xmlStrlen(name))
-        guard let position = ended.lastIndex(where: { $0.name.elementsEqual(UnsafeBufferPointer(start: name, count: length)) })
+        guard
+            let position = ended.lastIndex(where: {
+                $0.name.elementsEqual(UnsafeBufferPointer(start: name, count: length))
+            })
         else { return }
         adopt(position)
     }
@@ -350,14 +380,15 @@ private struct Builder {
         let limit = open.count > depth ? open[depth] : elements.count
         guard limit > Int(elements[index].end) else { return }
         elements[index].end = Int32(truncatingIfNeeded: limit)
-        elements[index].textEnd = Int32(truncatingIfNeeded: limit < elements.count ? Int(elements[limit].textStart) : text.count)
+        elements[index].textEnd = Int32(
+            truncatingIfNeeded: limit < elements.count ? Int(elements[limit].textStart) : text.count)
         misnested.append(index)
     }
 
     mutating func start(_ name: UnsafePointer<xmlChar>, _ pairs: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?) {
         guard stack.count < maxElementDepth else {
             stop = .tooDeep
-            xmlStopParser(context)
+            if let context { xmlStopParser(context) }
             return
         }
         let endableKind = ImpliedEnd.endable(name)
@@ -456,7 +487,8 @@ private struct Builder {
                 end: Int32(truncatingIfNeeded: index + 1), textStart: Int32(truncatingIfNeeded: text.count),
                 textEnd: Int32(truncatingIfNeeded: text.count),
                 attributeStart: Int32(truncatingIfNeeded: attributeStart),
-                attributeCount: UInt8(attributes.count - attributeStart), flags: flags, kind: kind, endable: endableKind))
+                attributeCount: UInt8(attributes.count - attributeStart), flags: flags, kind: kind, endable: endableKind
+            ))
         open.append(index)
         openNames.append(name)
         stack.append(index)

@@ -38,7 +38,9 @@ enum JSONLDScriptScanner {
         return scanner.run() ? scanner.scripts : nil
     }
 
-    private struct Scanner {
+    /// The tokenizer: libxml2 2.9's reading of tags, comments, declarations and raw text, with the scan for
+    /// scripts on top (`HTMLIndexScanner` reads with its helpers too).
+    struct Scanner {
         let bytes: UnsafeBufferPointer<UInt8>
         let count: Int
         let maxAttributes: Int
@@ -495,26 +497,26 @@ enum JSONLDScriptScanner {
 }
 
 @inline(__always)
-private func lower(_ byte: UInt8) -> UInt8 {
+func lower(_ byte: UInt8) -> UInt8 {
     byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
 }
 
 @inline(__always)
-private func isBlank(_ byte: UInt8) -> Bool {
+func isBlank(_ byte: UInt8) -> Bool {
     byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
 }
 
 @inline(__always)
-private func isLetter(_ byte: UInt8) -> Bool {
+func isLetter(_ byte: UInt8) -> Bool {
     (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z")
 }
 
 @inline(__always)
-private func isNameStart(_ byte: UInt8) -> Bool {
+func isNameStart(_ byte: UInt8) -> Bool {
     isLetter(byte) || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ":") || byte == UInt8(ascii: ".")
 }
 
 @inline(__always)
-private func isNameByte(_ byte: UInt8) -> Bool {
+func isNameByte(_ byte: UInt8) -> Bool {
     isNameStart(byte) || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "-")
 }

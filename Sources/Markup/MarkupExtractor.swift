@@ -41,6 +41,10 @@ package struct MarkupExtractor: Sendable {
         /// JSON-LD scripts with a byte scan (`JSONLDScriptScanner`); the result is the same either way. Off
         /// only to compare the two readings.
         package var scansJSONLDOnlyDocuments = true
+        /// Builds the element index of a regular document (Microdata, quoted parts and all) with a byte scan that
+        /// replays libxml2's reading (`HTMLIndexScanner`), leaving the rest to libxml2; the result is the same
+        /// either way. Off only to compare the two readings.
+        package var scansRegularDocuments = true
 
         package init() {}
     }
@@ -98,8 +102,10 @@ package struct MarkupExtractor: Sendable {
             }
             return MarkupGraph(nodes: nodes, diagnostics: state.finishedDiagnostics())
         }
-        let document = input.withUnsafeBufferPointer {
-            HTMLDocument(utf8: $0, maxElementDepth: configuration.maxElementDepth)
+        let document = input.withUnsafeBufferPointer { bytes in
+            (tooComplex == nil && configuration.scansRegularDocuments
+                ? HTMLIndexScanner.document(in: bytes, configuration: configuration) : nil)
+                ?? HTMLDocument(utf8: bytes, maxElementDepth: configuration.maxElementDepth)
         }
         guard let document else { return MarkupGraph(nodes: [], diagnostics: state.finishedDiagnostics()) }
         switch document.stop {
@@ -132,7 +138,22 @@ package struct MarkupExtractor: Sendable {
         return MarkupGraph(nodes: nodes, diagnostics: state.finishedDiagnostics())
     }
 
-    /// Whether `extract(html:encoding:)` reads this document without libxml2 (see
+    /// Whether `extract(html:encoding:)` reads this document without libxml2 at all: by the JSON-LD scan
+    /// (`Configuration.scansJSONLDOnlyDocuments`) or the index scan (`Configuration.scansRegularDocuments`), for
+    /// tests and benchmarks.
+    package func readsWithoutLibxml2(html: [UInt8], encoding: String? = nil) -> Bool {
+        guard html.count <= configuration.maxDocumentBytes else { return false }
+        if scansWithoutParsing(html: html, encoding: encoding) { return true }
+        guard configuration.scansRegularDocuments else { return false }
+        var state = ExtractionState(configuration: configuration)
+        let input = HTMLInput.utf8(html, declaredEncoding: encoding, state: &state)
+        return input.withUnsafeBufferPointer {
+            StartTagScanner.firstTagExceeding(configuration.maxAttributesPerElement, in: $0) == nil
+                && HTMLIndexScanner.document(in: $0, configuration: configuration) != nil
+        }
+    }
+
+    /// Whether `extract(html:encoding:)` reads this document with the JSON-LD scan alone (see
     /// `Configuration.scansJSONLDOnlyDocuments`), for tests and benchmarks.
     package func scansWithoutParsing(html: [UInt8], encoding: String? = nil) -> Bool {
         guard configuration.scansJSONLDOnlyDocuments, html.count <= configuration.maxDocumentBytes else { return false }

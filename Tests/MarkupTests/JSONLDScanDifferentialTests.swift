@@ -268,6 +268,7 @@ import Testing
     static let full: MarkupExtractor = {
         var configuration = MarkupExtractor.Configuration()
         configuration.scansJSONLDOnlyDocuments = false
+        configuration.scansRegularDocuments = false
         return MarkupExtractor(configuration: configuration)
     }()
 
