@@ -6,6 +6,9 @@ package struct StoredVersion: Hashable, Sendable {
     package var id: Int64
     package var itemReference: String
     package var version: Int
+    /// What the record says. A backend reads what the rules decide on (``StoreSQLNames/versionColumns``): its
+    /// ``ReservationContent/flags``, ``ReservationContent/source`` and ``ReservationContent/provenance`` are left
+    /// empty, because the rules never read them (a write of theirs replaces all three).
     package var content: ReservationContent
     package var cancelledAt: Date?
     /// The owner's consent: a declined record takes no update but a cancellation.
