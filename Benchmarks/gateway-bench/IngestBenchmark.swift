@@ -296,13 +296,14 @@ struct IngestBenchmark {
         // The store write alone, as the whole ingest below makes it for these emails (stored already: the lifecycle's
         // read finds each unchanged, and the log entry is written): the items and the entry handed to `ingest`.
         let store = ingestor.environment.store
+        let hashes = sample.map { ContentHash.sha256Hex($0) }
         let storeWrite = try await cpu {
             for (index, decision) in decisions.enumerated() {
                 _ = try await store.ingest(
                     decision.items.flatMap(\.admitted),
                     decision: DecisionLogEntry(
                         time: Date(), channel: .email, sourceDomain: decision.sourceDomain?.ascii, source: "probe-\(index)",
-                        owners: decision.owners, contentHash: ContentHash.sha256Hex(sample[index]), verdict: decision.verdict,
+                        owners: decision.owners, contentHash: hashes[index], verdict: decision.verdict,
                         codes: decision.codes, flags: []),
                     removingSpooledMessage: nil)
             }

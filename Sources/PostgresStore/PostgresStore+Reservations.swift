@@ -101,6 +101,7 @@ extension PostgresStore {
         logger: Logger
     ) async throws -> LifecyclePlan {
         let reads = ReservationLifecycle.reads(for: item)
+        let senderDomains = reads.senderDomains
         // One round trip: the records (the item's, then its booking's), and beside them the owner's profile (when the
         // rules need their names) and their preferences for this sender. The owner's columns repeat on every record's
         // row; one row comes back when there is nothing at all, and a row per record and preference when there are
@@ -122,7 +123,7 @@ extension PostgresStore {
             ) AS record ON true
             LEFT JOIN owner_profile AS profile ON \(reads.ownerNames) AND profile.owner = \(reads.owner.address)
             LEFT JOIN sender_preference AS preference
-                ON preference.owner = \(reads.owner.address) AND preference.domain = ANY(\(reads.senderDomains)::text[])
+                ON preference.owner = \(reads.owner.address) AND preference.domain = ANY(\(senderDomains)::text[])
             """, on: connection, logger: logger)
         var records: [StoredVersion] = []
         var profile: OwnerProfile? = nil
@@ -141,7 +142,7 @@ extension PostgresStore {
                 if !preferences.contains(where: { $0.domain == preference.domain }) { preferences.append(preference) }
             }
         }
-        let owner = OwnerContext(sourceDomain: reads.sourceDomain, preferences: preferences, profile: profile)
+        let owner = OwnerContext(senderDomains: senderDomains, preferences: preferences, profile: profile)
         let plan = ReservationLifecycle.plan(
             for: item, state: reads.state(from: records, owner: owner), now: now, channel: channel)
         try await execute(plan.writes, on: connection, logger: logger)

@@ -120,13 +120,12 @@ extension SQLiteStore {
     /// ``LifecycleReads/ownerNames``).
     static func ownerContext(for reads: LifecycleReads, in db: Database) throws -> OwnerContext {
         let domains = reads.senderDomains
-        var arguments: [(any DatabaseValueConvertible)?] = [reads.owner.address]
-        arguments.append(contentsOf: domains as [(any DatabaseValueConvertible)?])
-        let preferences = try Row.fetchAll(
-            db.cachedStatement(sql: preferenceReadSQL(domains: domains.count)), arguments: StatementArguments(arguments)
-        ).map(senderPreference)
+        var arguments: StatementArguments = [reads.owner.address]
+        for domain in domains { arguments += [domain] }
+        let preferences = try Row.fetchAll(db.cachedStatement(sql: preferenceReadSQL(domains: domains.count)), arguments: arguments)
+            .map(senderPreference)
         let profile = reads.ownerNames ? try profile(of: reads.owner, in: db) : nil
-        return OwnerContext(sourceDomain: reads.sourceDomain, preferences: preferences, profile: profile)
+        return OwnerContext(senderDomains: domains, preferences: preferences, profile: profile)
     }
 
     /// The read of an owner's preferences for `count` sender domains (the source domain and its parents); made once

@@ -45,7 +45,13 @@ package struct OwnerContext: Hashable, Sendable {
     /// their profile.
     package init(sourceDomain: String, preferences: [SenderPreference], profile: OwnerProfile?) {
         self.init(
-            senderDecision: SenderPreference.decision(for: sourceDomain, among: preferences),
+            senderDomains: SenderPreference.candidateDomains(for: sourceDomain), preferences: preferences, profile: profile)
+    }
+
+    /// The context from what the backend read for ``LifecycleReads/senderDomains`` (given, as the backend has them).
+    package init(senderDomains: [String], preferences: [SenderPreference], profile: OwnerProfile?) {
+        self.init(
+            senderDecision: SenderPreference.decision(amongCandidates: senderDomains, preferences),
             names: profile?.knownNames ?? [])
     }
 }
