@@ -187,7 +187,7 @@ let package = Package(
             name: "gateway-bench",
             dependencies: [
                 "DKIM", "DNS", "MailMessage", "Markup", "Reservations", "Admission", "Ingestion", "Sandbox", "Store",
-                "SQLiteStore", "PostgresStore", "GatewayServer",
+                "SQLiteStore", "PostgresStore", "GatewayServer", "EventLoopSupport",
                 // A durable PostgreSQL for the ingest suite (the tests' PostgresServer, with fsync on).
                 "TestSupport",
                 .product(name: "Logging", package: "swift-log"),

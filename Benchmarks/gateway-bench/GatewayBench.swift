@@ -1,4 +1,5 @@
 import ArgumentParser
+import EventLoopSupport
 import Foundation
 
 /// `make bench`: throughput of the gateway's hot paths on generated corpora, each printed beside a baseline measured
@@ -87,6 +88,9 @@ struct GatewayBench: AsyncParsableCommand {
     @Option(help: "The served gateway's webhook-priority in the publish suite: idle or a nice value 0-19 (default: gateway serve's own, idle).")
     var publishWebhookPriority: String?
 
+    @Option(help: "The priority of the publish suite's webhook receiver thread in this process: idle (the default: it stands in for receivers on other machines, so it takes only the CPU the gateway leaves) or a nice value 0-19 (0: as the load's clients).")
+    var publishReceiverPriority = "idle"
+
     @Option(help: "The publish suite's paced phase offers this share of the rate without subscriptions (0 skips it).")
     var publishPacedShare = 0.6
 
@@ -100,11 +104,12 @@ struct GatewayBench: AsyncParsableCommand {
         guard messages > 0, documents > 0, inFlight > 0, duration > 0, sweepSeconds >= 0, crashAfter > 0,
             clientThreads > 0, streamSeconds > 0, streamMessages >= 100, publishSeconds > 0, publishConnections > 0,
             publishRounds > 0, consoleEntries > 0, consoleRequests > 0, (0...1).contains(publishPacedShare),
-            publishWebhookPriority.map { $0 == "idle" || (Int($0).map { (0...19).contains($0) } ?? false) } ?? true
+            publishWebhookPriority.map({ BackgroundEventLoops.Priority(setting: $0) != nil }) ?? true,
+            BackgroundEventLoops.Priority(setting: publishReceiverPriority) != nil
         else {
             throw ValidationError(
                 "counts and durations must be positive (--stream-messages at least 100, --publish-paced-share 0...1, "
-                    + "--publish-webhook-priority idle or 0...19)")
+                    + "--publish-webhook-priority and --publish-receiver-priority idle or 0...19)")
         }
         if let workers, workers <= 0 { throw ValidationError("--workers must be positive") }
         if let postgresLanes, postgresLanes <= 0 { throw ValidationError("--postgres-lanes must be positive") }
@@ -136,7 +141,9 @@ struct GatewayBench: AsyncParsableCommand {
                 case .publish:
                     try await PublishBenchmark(
                         seconds: publishSeconds, connections: publishConnections, rounds: publishRounds,
-                        webhookPriority: publishWebhookPriority, pacedShare: publishPacedShare
+                        webhookPriority: publishWebhookPriority,
+                        receiverPriority: BackgroundEventLoops.Priority(setting: publishReceiverPriority) ?? .idle,
+                        pacedShare: publishPacedShare
                     ).run()
                 case .console: try await ConsoleBenchmark(entries: consoleEntries, requests: consoleRequests).run()
                 }

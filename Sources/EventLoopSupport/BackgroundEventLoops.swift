@@ -21,6 +21,17 @@ package struct BackgroundEventLoops: Sendable {
         /// the process takes the core back at once (a background thread never delays one by its time slice).
         case idle
 
+        /// The priority a setting names: `idle`, or a nice value from 0 to 19; nil for anything else.
+        package init?(setting: String) {
+            if setting == "idle" {
+                self = .idle
+            } else if let nice = Int32(setting), (0...19).contains(nice) {
+                self = .nice(nice)
+            } else {
+                return nil
+            }
+        }
+
         package var description: String {
             switch self {
             case .nice(let value): "nice \(value)"

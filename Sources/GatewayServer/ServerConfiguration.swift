@@ -229,14 +229,11 @@ package struct ServerConfiguration: Sendable, Hashable {
         try reader.int("webhook-max-response-bytes", into: &configuration.webhookMaxResponseBytes, range: 0...16_777_216)
         try reader.int("webhook-concurrency", into: &configuration.webhookConcurrency, range: 1...1024)
         try reader.int("webhook-threads", into: &configuration.webhookThreads, range: 1...64)
-        if let priority = try reader.string("webhook-priority") {
-            if priority == "idle" {
-                configuration.webhookPriority = .idle
-            } else if let nice = Int32(priority), (0...19).contains(nice) {
-                configuration.webhookPriority = .nice(nice)
-            } else {
+        if let setting = try reader.string("webhook-priority") {
+            guard let priority = BackgroundEventLoops.Priority(setting: setting) else {
                 throw .invalid("\(source): webhook-priority must be idle or a nice value from 0 to 19")
             }
+            configuration.webhookPriority = priority
         }
         try reader.double(
             "webhook-dispatcher-lease-seconds", into: &configuration.webhookDispatcherLeaseSeconds, range: 1...3600)

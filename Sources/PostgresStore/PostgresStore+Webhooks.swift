@@ -51,6 +51,10 @@ extension PostgresStore {
         let now = StoreTime.milliseconds(self.now())
         let logger = self.logger
         return try await transaction(attempts.isEmpty ? "webhook fan-out" : "delivery attempts") { connection in
+            // Redoable bookkeeping (deliveries are at least once): the commit does not wait for the WAL flush, so
+            // that the dispatcher's batches take no flush from the ingestions' commits. A server crash may lose it;
+            // the deliveries are then queued or sent again.
+            try await connection.query("SET LOCAL synchronous_commit = off", logger: logger)
             try await Self.record(attempts, on: connection, logger: logger)
             guard limit > 0 else { return 0 }
             return try await Self.queueChanges(limit: StoreLimits.clamp(limit), now: now, on: connection, logger: logger)
@@ -134,7 +138,7 @@ extension PostgresStore {
         let limit = StoreLimits.clamp(limit)
         let logger = self.logger
         return try await withConnection("due deliveries") { connection in
-            try await Self.rows(
+            let rows = try await Self.rows(
                 """
                 SELECT \(unescaped: StoreSQLNames.qualified(StoreSQLNames.deliveryColumns, "d")), w.url, w.secret,
                     \(unescaped: StoreSQLNames.qualified(StoreSQLNames.changeColumns, "e"))
@@ -148,12 +152,10 @@ extension PostgresStore {
                             AND p.reservation_id = d.reservation_id AND p.position < d.position)
                 ORDER BY d.next_attempt_at, d.position LIMIT \(limit)
                 """, on: connection, logger: logger
-            ).map { row in
-                let cells = Cells(row)
-                return DueDelivery(
-                    delivery: try Self.delivery(cells), url: try cells(12), secret: try cells(13),
-                    event: try Self.changeEvent(cells, from: 14))
-            }
+            ).map(Cells.init)
+            return try DueDelivery.decoding(
+                rows, delivery: Self.delivery, url: { try $0(12) }, secret: { try $0(13) },
+                event: { try Self.changeEvent($0, from: 14) })
         }
     }
 

@@ -54,7 +54,9 @@ extension SQLiteStore {
             guard pending else { return 0 }
         }
         let now = StoreTime.milliseconds(self.now())
-        return try await writing(attempts.isEmpty ? "webhook fan-out" : "delivery attempts") { db in
+        // Redoable bookkeeping (deliveries are at least once): the commit does not wait for the disk, so that the
+        // writer ingestion waits for is not held by an fsync every batch.
+        return try await writingBookkeeping(attempts.isEmpty ? "webhook fan-out" : "delivery attempts") { db in
             try Self.record(attempts, in: db)
             return limit > 0 ? try Self.queueChanges(limit: StoreLimits.clamp(limit), now: now, in: db) : 0
         }
@@ -124,7 +126,7 @@ extension SQLiteStore {
         let time = StoreTime.milliseconds(now)
         let limit = StoreLimits.clamp(limit)
         return try readingInline("due deliveries") { db in
-            try Row.fetchAll(
+            let rows = try Row.fetchAll(
                 db.cachedStatement(
                     sql: """
                         SELECT \(StoreSQLNames.qualified(StoreSQLNames.deliveryColumns, "d")), w.url, w.secret,
@@ -139,12 +141,10 @@ extension SQLiteStore {
                                     AND p.reservation_id = d.reservation_id AND p.position < d.position)
                         ORDER BY d.next_attempt_at, d.position LIMIT ?
                         """),
-                arguments: [time, limit]
-            ).map { row in
-                DueDelivery(
-                    delivery: try Self.delivery(row), url: try Self.column(row, 12), secret: try Self.column(row, 13),
-                    event: try Self.changeEvent(row, from: 14))
-            }
+                arguments: [time, limit])
+            return try DueDelivery.decoding(
+                rows, delivery: Self.delivery, url: { try Self.column($0, 12) }, secret: { try Self.column($0, 13) },
+                event: { try Self.changeEvent($0, from: 14) })
         }
     }
 

@@ -90,7 +90,11 @@ package final class SQLiteStore: ManagedStore {
             try db.execute(sql: "PRAGMA secure_delete = FAST")
         }
         do {
-            pool = try Self.openPool(path: path, configuration: grdb, patience: configuration.busyTimeout)
+            let pool = try Self.openPool(path: path, configuration: grdb, patience: configuration.busyTimeout)
+            // Again on the writer: GRDB's pool switches it to WAL after `prepareDatabase` and sets NORMAL there, which
+            // made `.full` a no-op for every commit until this was found.
+            try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = \(synchronous)") }
+            self.pool = pool
         } catch {
             throw StoreError(
                 code: .openFailed,
@@ -205,6 +209,36 @@ package final class SQLiteStore: ManagedStore {
     {
         do {
             return try await pool.write(body)
+        } catch {
+            throw Self.storeError(error, operation: operation, path: path)
+        }
+    }
+
+    /// Like ``writing(_:_:)``, for bookkeeping the gateway can redo, such as the webhook dispatcher's record of
+    /// attempts (deliveries are at least once): the commit does not wait for the disk (`synchronous=NORMAL` for this
+    /// transaction; in WAL mode a process crash still loses nothing, a power loss may lose it). The next durable
+    /// commit, an ingestion's, makes it durable too, since the WAL is written in order. With durability `.normal`
+    /// every write is like this anyway.
+    func writingBookkeeping<T: Sendable>(
+        _ operation: String, _ body: @escaping @Sendable (Database) throws -> T
+    ) async throws -> T {
+        guard configuration.durability == .full else { return try await writing(operation, body) }
+        do {
+            return try await pool.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA synchronous = NORMAL")
+                let result = Result { () throws -> T in
+                    var value: T?
+                    try db.inTransaction(.immediate) {
+                        value = try body(db)
+                        return .commit
+                    }
+                    guard let value else { throw StoreError(code: .io, reason: "the transaction returned nothing") }
+                    return value
+                }
+                // Back to FULL before the writer takes anything else (an error here fails this write, visibly).
+                try db.execute(sql: "PRAGMA synchronous = FULL")
+                return try result.get()
+            }
         } catch {
             throw Self.storeError(error, operation: operation, path: path)
         }

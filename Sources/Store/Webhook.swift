@@ -126,6 +126,29 @@ package struct DueDelivery: Hashable, Sendable {
     }
 }
 
+extension DueDelivery {
+    /// Due deliveries from rows that each carry their change (a change covered by several subscriptions comes in
+    /// several rows): each change is decoded once, not once per subscription. Both backends read due deliveries
+    /// through this.
+    package static func decoding<Row>(
+        _ rows: [Row], delivery: (Row) throws -> WebhookDelivery, url: (Row) throws -> String,
+        secret: (Row) throws -> String, event: (Row) throws -> ChangeEvent
+    ) throws -> [DueDelivery] {
+        var events: [Int64: ChangeEvent] = [:]
+        return try rows.map { row in
+            let delivery = try delivery(row)
+            let change: ChangeEvent
+            if let decoded = events[delivery.position] {
+                change = decoded
+            } else {
+                change = try event(row)
+                events[delivery.position] = change
+            }
+            return DueDelivery(delivery: delivery, url: try url(row), secret: try secret(row), event: change)
+        }
+    }
+}
+
 /// What one attempt came to, as the dispatcher decided it (``WebhookStore/recordDeliveryAttempts(_:queueingChanges:)``).
 package struct DeliveryAttempt: Hashable, Sendable {
     package var deliveryID: Int64

@@ -166,6 +166,34 @@ struct WebhookStoreTests {
         }
     }
 
+    /// A change several subscriptions cover comes once per subscription, each with the change as the feed has it
+    /// (decoded once per read, shared by its deliveries).
+    @Test(arguments: StoreBackend.all) func everySubscriptionsDeliveryCarriesTheChangeAsTheFeedHasIt(
+        backend: StoreBackend
+    ) async throws {
+        let clock = TestClock()
+        try await withStore(backend, clock: clock) { store in
+            var hooks: [Int64] = []
+            for index in 0..<3 {
+                hooks.append(
+                    try await store.addWebhook(
+                        url: "https://hooks.example/\(index)", owner: nil, domain: nil, types: [], secret: Self.secret,
+                        by: "test"
+                    ).id)
+            }
+            _ = try await store.apply([Sample.flight(item: "A"), Sample.flight(item: "B", owner: Sample.bob)])
+            #expect(try await store.queueDeliveries(limit: 100) == 2)
+            let feed = try await store.changes(after: 0, scope: .all, limit: 10)
+            let due = try await store.dueDeliveries(at: clock.now, limit: 10)
+            #expect(due.count == 6)
+            for change in feed {
+                let carrying = due.filter { $0.delivery.position == change.position }
+                #expect(carrying.map(\.delivery.webhookID).sorted() == hooks)
+                #expect(carrying.allSatisfy { $0.event == change })
+            }
+        }
+    }
+
     /// Two dispatchers (a lease that changed hands) queueing at once queue each change once.
     @Test(arguments: StoreBackend.all) func queueingFromTwoStoresAtOnceQueuesEachChangeOnce(backend: StoreBackend)
         async throws
