@@ -278,6 +278,7 @@ let package = Package(
                 "Publishing", "WebFetch", "TestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Yams", package: "Yams"),
             ],
             swiftSettings: strictSettings

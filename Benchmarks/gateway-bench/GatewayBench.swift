@@ -88,6 +88,9 @@ struct GatewayBench: AsyncParsableCommand {
     @Option(help: "The served gateway's webhook-priority in the publish suite: idle or a nice value 0-19 (default: gateway serve's own, idle).")
     var publishWebhookPriority: String?
 
+    @Option(help: "The served gateway's webhook-busy-share in the publish suite (default: gateway serve's own, 0.1; 1: never paced).")
+    var publishWebhookBusyShare: Double?
+
     @Option(help: "The priority of the publish suite's webhook receiver thread in this process: idle (the default: it stands in for receivers on other machines, so it takes only the CPU the gateway leaves) or a nice value 0-19 (0: as the load's clients).")
     var publishReceiverPriority = "idle"
 
@@ -105,11 +108,12 @@ struct GatewayBench: AsyncParsableCommand {
             clientThreads > 0, streamSeconds > 0, streamMessages >= 100, publishSeconds > 0, publishConnections > 0,
             publishRounds > 0, consoleEntries > 0, consoleRequests > 0, (0...1).contains(publishPacedShare),
             publishWebhookPriority.map({ BackgroundEventLoops.Priority(setting: $0) != nil }) ?? true,
-            BackgroundEventLoops.Priority(setting: publishReceiverPriority) != nil
+            BackgroundEventLoops.Priority(setting: publishReceiverPriority) != nil,
+            publishWebhookBusyShare.map { (0.01...1).contains($0) } ?? true
         else {
             throw ValidationError(
                 "counts and durations must be positive (--stream-messages at least 100, --publish-paced-share 0...1, "
-                    + "--publish-webhook-priority and --publish-receiver-priority idle or 0...19)")
+                    + "--publish-webhook-priority and --publish-receiver-priority idle or 0...19, --publish-webhook-busy-share 0.01...1)")
         }
         if let workers, workers <= 0 { throw ValidationError("--workers must be positive") }
         if let postgresLanes, postgresLanes <= 0 { throw ValidationError("--postgres-lanes must be positive") }
@@ -141,7 +145,7 @@ struct GatewayBench: AsyncParsableCommand {
                 case .publish:
                     try await PublishBenchmark(
                         seconds: publishSeconds, connections: publishConnections, rounds: publishRounds,
-                        webhookPriority: publishWebhookPriority,
+                        webhookPriority: publishWebhookPriority, webhookBusyShare: publishWebhookBusyShare,
                         receiverPriority: BackgroundEventLoops.Priority(setting: publishReceiverPriority) ?? .idle,
                         pacedShare: publishPacedShare
                     ).run()

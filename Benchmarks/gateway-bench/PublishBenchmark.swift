@@ -16,7 +16,8 @@ import Synchronization
 /// (a load the machine carries, as a gateway is run), with the subscriptions, for the delivery latency there.
 ///
 ///   gateway-bench publish [--publish-seconds S (8)] [--publish-connections N (8)] [--publish-rounds N (2)]
-///                         [--publish-webhook-priority idle|N] [--publish-receiver-priority idle|N (idle)]
+///                         [--publish-webhook-priority idle|N] [--publish-webhook-busy-share F]
+///                         [--publish-receiver-priority idle|N (idle)]
 ///                         [--publish-paced-share F (0.6)]
 ///
 /// The receiver stands in for subscribers on other machines, so by default its thread runs at `SCHED_IDLE`: on these
@@ -28,6 +29,8 @@ struct PublishBenchmark {
     var rounds: Int
     /// The server's `webhook-priority`; nil leaves its default.
     var webhookPriority: String?
+    /// The server's `webhook-busy-share`; nil leaves its default.
+    var webhookBusyShare: Double?
     /// The receiver's thread's priority in this process.
     var receiverPriority: BackgroundEventLoops.Priority
     /// The paced phase's offered rate, as a share of the rate without subscriptions; 0 skips the phase.
@@ -40,7 +43,8 @@ struct PublishBenchmark {
     func run() async throws {
         report(
             "== Publishing: ingest with 0 and with \(Self.subscriptions) webhook subscriptions, delivery latency "
-                + "(webhook-priority \(webhookPriority ?? "default"), receiver at \(receiverPriority)) ==")
+                + "(webhook-priority \(webhookPriority ?? "default"), webhook-busy-share \(webhookBusyShare.map { "\($0)" } ?? "default"), "
+                + "receiver at \(receiverPriority)) ==")
         let directoryOfBench = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
         let gateway = directoryOfBench.appendingPathComponent("gateway").path
         // .build/release/gateway-bench: the repository is two levels up (its certs/ hold the test site's).
@@ -77,9 +81,12 @@ struct PublishBenchmark {
             """.write(toFile: policyPath, atomically: true, encoding: .utf8)
         let storePath = directory.appendingPathComponent("gateway.sqlite").path
         var configuration: [String] = []
-        if let webhookPriority {
+        let settings =
+            (webhookPriority.map { "webhook-priority: \($0)\n" } ?? "")
+            + (webhookBusyShare.map { "webhook-busy-share: \($0)\n" } ?? "")
+        if !settings.isEmpty {
             let path = directory.appendingPathComponent("serve.yaml").path
-            try "webhook-priority: \(webhookPriority)\n".write(toFile: path, atomically: true, encoding: .utf8)
+            try settings.write(toFile: path, atomically: true, encoding: .utf8)
             configuration = ["--config", path]
         }
         let adminToken = (0..<4).map { _ in String(UInt64.random(in: .min ... .max), radix: 16) }.joined()

@@ -59,6 +59,8 @@ package struct BackgroundEventLoops: Sendable {
     package let executors: [EventLoopTaskExecutor]
     /// What each loop's thread runs at.
     package let applied: [Applied]
+    /// Each loop thread's CPU-time clock (`pthread_getcpuclockid`), for ``cpuTime()``.
+    private let clocks: [clockid_t]
 
     /// `SCHED_IDLE` from <sched.h> (a GNU extension Swift does not import).
     static let schedIdle: Int32 = 5
@@ -69,8 +71,14 @@ package struct BackgroundEventLoops: Sendable {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, threads))
         var executors: [EventLoopTaskExecutor] = []
         var applied: [Applied] = []
+        var clocks: [clockid_t] = []
         for loop in group.makeIterator() {
             executors.append(EventLoopTaskExecutor(loop))
+            let clock = try? loop.submit { () -> clockid_t? in
+                var clock = clockid_t()
+                return pthread_getcpuclockid(pthread_self(), &clock) == 0 ? clock : nil
+            }.wait()
+            if let clock { clocks.append(clock) }
             let reported = try? loop.submit { () -> Applied in
                 #if os(Linux)
                 // `who` and `pid` 0 are the calling thread under Linux (not the whole process, as POSIX has it).
@@ -93,6 +101,18 @@ package struct BackgroundEventLoops: Sendable {
         self.group = group
         self.executors = executors
         self.applied = applied
+        self.clocks = clocks
+    }
+
+    /// The CPU time the loops' threads have used so far, all together; nil when it cannot be read.
+    package func cpuTime() -> Duration? {
+        var total = Duration.zero
+        for clock in clocks {
+            var now = timespec()
+            guard clock_gettime(clock, &now) == 0 else { return nil }
+            total += .seconds(now.tv_sec) + .nanoseconds(now.tv_nsec)
+        }
+        return clocks.isEmpty ? nil : total
     }
 
     /// Stops the loops once the work on them has ended.

@@ -121,6 +121,12 @@ package final class GatewayMetrics: Sendable {
         }
     }
 
+    /// A webhook sender waited `pause` for a busy machine (``DeliveryPacing``).
+    package func recordDeliveryPause(_ pause: Duration) {
+        Counter(label: "gateway_webhook_paced_milliseconds_total", factory: factory)
+            .increment(by: Int(max(1, Self.nanoseconds(pause) / 1_000_000)))
+    }
+
     /// Gauges read at scrape time.
     package func observeLoad(running: Int, waiting: Int, spooled: Int?) {
         Gauge(label: "gateway_ingestions_running", factory: factory).record(running)

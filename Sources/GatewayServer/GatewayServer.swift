@@ -33,22 +33,34 @@ package struct GatewayServer: Sendable {
         let application = try GatewayApplication.application(services, logger: logger) { address in
             if let address { onListening(.http, address) }
         }
-        let store = services.ingestor.environment.store
         // Deliveries on their own threads at a lower CPU priority: a busy machine ingests first (DESIGN.md,
-        // "Publishing changes").
+        // "Publishing changes"). The threads stop after everything else, however the run ends.
         let delivery = BackgroundEventLoops(
             threads: configuration.webhookThreads, priority: configuration.webhookPriority)
         logger.info(
             "webhook deliveries run on \(delivery.applied.count) thread(s) at priority \(configuration.webhookPriority)",
             metadata: ["applied": "\(delivery.applied.map { $0.idle ? "idle" : "nice \($0.niceness)" })"])
-        let transport: any WebhookTransport
+        let outcome: Result<Void, any Error>
         do {
-            transport = try services.webhookTransport
-                ?? PageFetcher(configuration: services.webhookFetchConfiguration(), eventLoopGroup: delivery.group)
+            try await run(application: application, delivery: delivery, onListening: onListening)
+            outcome = .success(())
         } catch {
-            await delivery.shutdown()
-            throw error
+            outcome = .failure(error)
         }
+        await delivery.shutdown()
+        try outcome.get()
+    }
+
+    /// The services of ``run(onListening:)``, with deliveries on `delivery`'s loops.
+    private func run(
+        application: some Service, delivery: BackgroundEventLoops,
+        onListening: @escaping @Sendable (Listener, SocketAddress) -> Void
+    ) async throws {
+        let configuration = services.configuration
+        let store = services.ingestor.environment.store
+        let transport =
+            try services.webhookTransport
+            ?? PageFetcher(configuration: services.webhookFetchConfiguration(), eventLoopGroup: delivery.group)
         var group: [any Service] = [
             StoreWatcher(
                 store: services.ingestor.environment.store, cache: services.readCache, health: services.storeHealth,
@@ -57,7 +69,8 @@ package struct GatewayServer: Sendable {
             WebhookDispatcher(
                 store: store, transport: transport, configuration: services.webhookDispatcherConfiguration,
                 node: services.node, now: services.ingestor.environment.now, metrics: services.metrics,
-                executors: delivery.executors, logger: logger),
+                executors: delivery.executors,
+                pacing: DeliveryPacing.forLoops(delivery, share: configuration.webhookBusyShare), logger: logger),
             ClusterJobs(
                 jobs: services.clusterJobs, store: services.ingestor.environment.store, node: services.node,
                 tick: services.clusterJobTick, now: services.ingestor.environment.now, logger: logger),
@@ -92,13 +105,7 @@ package struct GatewayServer: Sendable {
                 services: group.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) },
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger))
-        do {
-            try await serviceGroup.run()
-        } catch {
-            await delivery.shutdown()
-            throw error
-        }
-        await delivery.shutdown()
+        try await serviceGroup.run()
     }
 }
 

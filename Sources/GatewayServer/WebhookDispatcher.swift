@@ -80,11 +80,13 @@ package struct WebhookDispatcher: Service {
     let logger: Logger
     /// Where the dispatcher and its senders run (the senders take them in turn); empty: wherever Swift runs tasks.
     let executors: [any TaskExecutor]
+    /// While the machine is busy, senders wait for it before each attempt; nil: never.
+    let pacing: DeliveryPacing?
 
     package init(
         store: any GatewayStore, transport: any WebhookTransport, configuration: Configuration, node: String,
         now: @escaping @Sendable () -> Date = { Date() }, metrics: GatewayMetrics? = nil,
-        executors: [any TaskExecutor] = [], logger: Logger
+        executors: [any TaskExecutor] = [], pacing: DeliveryPacing? = nil, logger: Logger
     ) {
         self.store = store
         self.transport = transport
@@ -93,6 +95,7 @@ package struct WebhookDispatcher: Service {
         self.now = now
         self.metrics = metrics
         self.executors = executors
+        self.pacing = pacing
         self.logger = logger
     }
 
@@ -176,7 +179,7 @@ package struct WebhookDispatcher: Service {
                     senders &+= 1
                     let executor = executors.isEmpty ? nil : executors[senders % executors.count]
                     group.addTask(executorPreference: executor) {
-                        while let delivery = state.next() {
+                        while await self.paced(state), let delivery = state.next() {
                             state.complete(await self.attempt(delivery, state: state))
                         }
                     }
@@ -198,6 +201,19 @@ package struct WebhookDispatcher: Service {
             if await write(state, queueing: false) { break }
             try? await Task.sleep(for: .milliseconds(100))
         }
+    }
+
+    /// Waits while ``pacing`` says the machine is busy and the deliveries have used their share of it. - Returns:
+    /// false when the dispatcher stopped or the task was cancelled meanwhile.
+    func paced(_ state: DispatchState) async -> Bool {
+        guard let pacing else { return true }
+        while !state.isStopped {
+            let wait = pacing.delay()
+            guard wait > .zero else { return true }
+            metrics?.recordDeliveryPause(wait)
+            do { try await Task.sleep(for: wait) } catch { return false }
+        }
+        return false
     }
 
     /// Records the attempts that came back and queues the outbox's new changes, in one transaction (and more for a
@@ -309,6 +325,7 @@ final class DispatchState: Sendable {
     init(recordBatch: Int) { self.recordBatch = recordBatch }
 
     var sendingCount: Int { state.withLock { $0.sending } }
+    var isStopped: Bool { state.withLock { $0.stopped } }
     var completedCount: Int { state.withLock { $0.completed.count } }
     var queuedCount: Int { state.withLock { $0.queue.count } }
 

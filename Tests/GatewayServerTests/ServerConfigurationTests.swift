@@ -64,6 +64,17 @@ struct ServerConfigurationTests {
         }
     }
 
+    @Test func webhookBusyShareIsAShareOfOneCore() throws {
+        #expect(try ServerConfiguration.parse(yaml: "").webhookBusyShare == 0.1)
+        #expect(try ServerConfiguration.parse(yaml: "webhook-busy-share: 0.25").webhookBusyShare == 0.25)
+        #expect(try ServerConfiguration.parse(yaml: "webhook-busy-share: 1").webhookBusyShare == 1)
+        for wrong in ["0", "1.5", "-0.1", "half"] {
+            #expect(throws: ServerConfigurationError.self) {
+                try ServerConfiguration.parse(yaml: "webhook-busy-share: \(wrong)")
+            }
+        }
+    }
+
     @Test func listenersParse() throws {
         #expect(try ServerConfiguration.Listener(parsing: ":8080") == .init(host: "127.0.0.1", port: 8080))
         #expect(try ServerConfiguration.Listener(parsing: "localhost:0") == .init(host: "localhost", port: 0))
