@@ -101,6 +101,7 @@ extension PostgresStore {
         logger: Logger
     ) async throws -> LifecyclePlan {
         let reads = ReservationLifecycle.reads(for: item)
+        let senderDomains = reads.senderDomains
         // One round trip: the records (the item's, then its booking's), and beside them the owner's profile (when the
         // rules need their names) and their preferences for this sender. The owner's columns repeat on every record's
         // row; one row comes back when there is nothing at all, and a row per record and preference when there are
@@ -122,7 +123,7 @@ extension PostgresStore {
             ) AS record ON true
             LEFT JOIN owner_profile AS profile ON \(reads.ownerNames) AND profile.owner = \(reads.owner.address)
             LEFT JOIN sender_preference AS preference
-                ON preference.owner = \(reads.owner.address) AND preference.domain = ANY(\(reads.senderDomains)::text[])
+                ON preference.owner = \(reads.owner.address) AND preference.domain = ANY(\(senderDomains)::text[])
             """, on: connection, logger: logger)
         var records: [StoredVersion] = []
         var profile: OwnerProfile? = nil
@@ -141,7 +142,7 @@ extension PostgresStore {
                 if !preferences.contains(where: { $0.domain == preference.domain }) { preferences.append(preference) }
             }
         }
-        let owner = OwnerContext(sourceDomain: reads.sourceDomain, preferences: preferences, profile: profile)
+        let owner = OwnerContext(senderDomains: senderDomains, preferences: preferences, profile: profile)
         let plan = ReservationLifecycle.plan(
             for: item, state: reads.state(from: records, owner: owner), now: now, channel: channel)
         try await execute(plan.writes, on: connection, logger: logger)
@@ -303,10 +304,10 @@ extension PostgresStore {
             """, on: connection, logger: logger)
     }
 
-    /// Where the lifecycle's read has the owner's profile and their preference: after the record's 16 columns
+    /// Where the lifecycle's read has the owner's profile and their preference: after the record's columns
     /// (``StoreSQLNames/versionColumns``), then after the profile's 5.
-    static let lifecycleProfileColumn = 16
-    static let lifecyclePreferenceColumn = 21
+    static let lifecycleProfileColumn = StoreSQLNames.versionColumnCount
+    static let lifecyclePreferenceColumn = StoreSQLNames.versionColumnCount + 5
     /// The profile's and the preference's columns in the lifecycle's read, qualified by their tables' names there
     /// (made once, not at every email's read).
     static let lifecycleOwnerColumns =
@@ -379,15 +380,23 @@ extension PostgresStore {
             provenance: try Provenance(storedJSON: cells(index + 9)), endsAt: try cells.optionalDate(index + 10))
     }
 
-    static func storedVersion(_ row: PostgresRow) throws -> StoredVersion {
-        try storedVersion(Cells(row))
-    }
-
+    /// A record as the lifecycle reads it (``StoreSQLNames/versionColumns``): its content without the flags, the
+    /// source and the provenance, which the rules never read.
     static func storedVersion(_ cells: Cells) throws -> StoredVersion {
-        StoredVersion(
+        var senderTime: SenderTime? = nil
+        if let milliseconds = try cells(6, as: Int64?.self) {
+            guard let source = try cells(7, as: String?.self).flatMap(SenderTime.Source.init(rawValue:)) else {
+                throw StoreError(code: .corrupt, reason: "a stored version has a sender time of unknown origin")
+            }
+            senderTime = SenderTime(StoreTime.date(milliseconds), source: source)
+        }
+        return StoredVersion(
             id: try cells(0), itemReference: try cells(1), version: Int(try cells(2, as: Int64.self)),
-            content: try content(cells, from: 3), cancelledAt: try cells.optionalDate(14),
-            consent: try cells.enumeration(15, as: Consent.State.self))
+            content: ReservationContent(
+                containerReference: try cells(3), status: try cells.enumeration(4, as: ReservationContent.Status.self),
+                isMinimalCancellation: try cells(5), senderTime: senderTime, kind: try cells(8), payload: try cells(9),
+                source: "", endsAt: try cells.optionalDate(10)),
+            cancelledAt: try cells.optionalDate(11), consent: try cells.enumeration(12, as: Consent.State.self))
     }
 
     static func storedReservation(_ row: PostgresRow) throws -> StoredReservation {

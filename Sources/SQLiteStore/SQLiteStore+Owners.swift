@@ -293,11 +293,11 @@ extension SQLiteStore {
     }
 
     static func profile(of owner: OwnerAddress, in db: Database) throws -> OwnerProfile? {
-        try Row.fetchOne(
-            db.cachedStatement(sql: "SELECT \(StoreSQLNames.ownerProfileColumns) FROM owner_profile WHERE owner = ?"),
-            arguments: [owner.address]
-        ).map(ownerProfile)
+        try Row.fetchOne(db.cachedStatement(sql: profileReadSQL), arguments: [owner.address]).map(ownerProfile)
     }
+
+    /// An owner's profile by owner, made once (the lifecycle reads it for every item booked under a name).
+    static let profileReadSQL = "SELECT \(StoreSQLNames.ownerProfileColumns) FROM owner_profile WHERE owner = ?"
 
     static func senderPreferences(of owner: OwnerAddress, in db: Database) throws -> [SenderPreference] {
         try Row.fetchAll(

@@ -90,17 +90,8 @@ extension SQLiteStore {
         -> LifecyclePlan
     {
         let reads = ReservationLifecycle.reads(for: item)
-        // Two indexed lookups, not one OR: with the OR the planner walks every record of the owner from the domain.
         let records = try Row.fetchAll(
-            db.cachedStatement(
-                sql: """
-                    SELECT \(StoreSQLNames.versionColumns) FROM reservation
-                    WHERE owner = ? AND source_domain = ? AND item_reference = ?
-                    UNION ALL
-                    SELECT \(StoreSQLNames.versionColumns) FROM reservation
-                    WHERE owner = ? AND container_reference = ? AND source_domain = ? AND item_reference <> ?
-                        AND (? OR is_minimal_cancellation OR item_reference = container_reference)
-                    """),
+            db.cachedStatement(sql: lifecycleReadSQL),
             arguments: [
                 reads.owner.address, reads.sourceDomain, reads.itemReference,
                 reads.owner.address, reads.containerReference, reads.sourceDomain, reads.itemReference,
@@ -114,46 +105,55 @@ extension SQLiteStore {
         return plan
     }
 
+    /// The lifecycle's read of the records (``ReservationLifecycle/reads(for:)``), made once. Two indexed lookups, not
+    /// one OR: with the OR the planner walks every record of the owner from the domain.
+    static let lifecycleReadSQL = """
+        SELECT \(StoreSQLNames.versionColumns) FROM reservation
+        WHERE owner = ? AND source_domain = ? AND item_reference = ?
+        UNION ALL
+        SELECT \(StoreSQLNames.versionColumns) FROM reservation
+        WHERE owner = ? AND container_reference = ? AND source_domain = ? AND item_reference <> ?
+            AND (? OR is_minimal_cancellation OR item_reference = container_reference)
+        """
+
     /// The owner's decisions the rules need (``LifecycleReads/senderDomains``, and the profile when
     /// ``LifecycleReads/ownerNames``).
     static func ownerContext(for reads: LifecycleReads, in db: Database) throws -> OwnerContext {
         let domains = reads.senderDomains
-        let preferences = try Row.fetchAll(
-            db.cachedStatement(
-                sql: """
-                    SELECT \(StoreSQLNames.senderPreferenceColumns) FROM sender_preference
-                    WHERE owner = ? AND domain IN (\(Array(repeating: "?", count: domains.count).joined(separator: ",")))
-                    """),
-            arguments: StatementArguments([reads.owner.address] + domains)
-        ).map(senderPreference)
+        var arguments: StatementArguments = [reads.owner.address]
+        for domain in domains { arguments += [domain] }
+        let preferences = try Row.fetchAll(db.cachedStatement(sql: preferenceReadSQL(domains: domains.count)), arguments: arguments)
+            .map(senderPreference)
         let profile = reads.ownerNames ? try profile(of: reads.owner, in: db) : nil
-        return OwnerContext(sourceDomain: reads.sourceDomain, preferences: preferences, profile: profile)
+        return OwnerContext(senderDomains: domains, preferences: preferences, profile: profile)
+    }
+
+    /// The read of an owner's preferences for `count` sender domains (the source domain and its parents); made once
+    /// for the usual depths.
+    static func preferenceReadSQL(domains count: Int) -> String {
+        count < preferenceReads.count ? preferenceReads[count] : makePreferenceReadSQL(domains: count)
+    }
+
+    private static let preferenceReads = (0..<8).map { makePreferenceReadSQL(domains: $0) }
+
+    private static func makePreferenceReadSQL(domains count: Int) -> String {
+        """
+        SELECT \(StoreSQLNames.senderPreferenceColumns) FROM sender_preference
+        WHERE owner = ? AND domain IN (\(Array(repeating: "?", count: count).joined(separator: ",")))
+        """
     }
 
     /// Executes one write of a lifecycle plan: SQL and nothing more.
     static func execute(_ write: LifecycleWrite, in db: Database) throws {
         switch write {
         case .create(let key, let content, let at, let cancelledAt, let consent):
-            try db.cachedStatement(
-                sql: """
-                    INSERT INTO reservation (owner, source_domain, item_reference, \(StoreSQLNames.contentColumns),
-                        version, created_at, updated_at, cancelled_at, consent, consent_reason, consent_changed_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?)
-                    """
-            ).execute(
+            try db.cachedStatement(sql: createSQL).execute(
                 arguments: [key.owner.address, key.sourceDomain, key.itemReference] + contentArguments(content) + [
                     StoreTime.milliseconds(at), StoreTime.milliseconds(at), cancelledAt.map(StoreTime.milliseconds),
                     consent.state.rawValue, consent.reason.rawValue, StoreTime.milliseconds(consent.changedAt),
                 ])
         case .archive(let recordID):
-            try db.cachedStatement(
-                sql: """
-                    INSERT INTO reservation_history (reservation_id, version, \(StoreSQLNames.contentColumns),
-                        recorded_at, cancelled_at)
-                    SELECT id, version, \(StoreSQLNames.contentColumns), updated_at, cancelled_at
-                    FROM reservation WHERE id = ?
-                    """
-            ).execute(arguments: [recordID])
+            try db.cachedStatement(sql: archiveSQL).execute(arguments: [recordID])
         case .overwrite(let recordID, let version, let content, let at, let cancelledAt):
             try db.cachedStatement(
                 sql: """
@@ -182,13 +182,7 @@ extension SQLiteStore {
             else {
                 throw StoreError(code: .corrupt, reason: "the change counter is missing; restore the database")
             }
-            try db.cachedStatement(
-                sql: """
-                    INSERT INTO change_event (position, change, recorded_at, channel, \(StoreSQLNames.changeRecordColumns))
-                    SELECT ?, ?, ?, ?, \(StoreSQLNames.changeCopiedColumns) FROM reservation
-                    WHERE owner = ? AND source_domain = ? AND item_reference = ?
-                    """
-            ).execute(arguments: [
+            try db.cachedStatement(sql: recordChangeSQL).execute(arguments: [
                 position, kind.rawValue, StoreTime.milliseconds(at), channel?.rawValue, key.owner.address,
                 key.sourceDomain, key.itemReference,
             ])
@@ -197,6 +191,24 @@ extension SQLiteStore {
             }
         }
     }
+
+    // The plan's statements, made once (not at every write).
+    static let createSQL = """
+        INSERT INTO reservation (owner, source_domain, item_reference, \(StoreSQLNames.contentColumns),
+            version, created_at, updated_at, cancelled_at, consent, consent_reason, consent_changed_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?)
+        """
+    static let archiveSQL = """
+        INSERT INTO reservation_history (reservation_id, version, \(StoreSQLNames.contentColumns),
+            recorded_at, cancelled_at)
+        SELECT id, version, \(StoreSQLNames.contentColumns), updated_at, cancelled_at
+        FROM reservation WHERE id = ?
+        """
+    static let recordChangeSQL = """
+        INSERT INTO change_event (position, change, recorded_at, channel, \(StoreSQLNames.changeRecordColumns))
+        SELECT ?, ?, ?, ?, \(StoreSQLNames.changeCopiedColumns) FROM reservation
+        WHERE owner = ? AND source_domain = ? AND item_reference = ?
+        """
 
     /// A version's content as arguments, in the order of ``StoreSQLNames/contentColumns``.
     static func contentArguments(_ content: ReservationContent) throws -> StatementArguments {
@@ -225,12 +237,18 @@ extension SQLiteStore {
             endsAt: try (optionalColumn(row, index + 10) as Int64?).map(StoreTime.date))
     }
 
+    /// A record as the lifecycle reads it (``StoreSQLNames/versionColumns``): its content without the flags, the
+    /// source and the provenance, which the rules never read.
     static func storedVersion(_ row: Row) throws -> StoredVersion {
         StoredVersion(
             id: try column(row, 0), itemReference: try column(row, 1), version: try column(row, 2),
-            content: try content(row, from: 3),
-            cancelledAt: try (optionalColumn(row, 14) as Int64?).map(StoreTime.date),
-            consent: try consentState(column(row, 15)))
+            content: ReservationContent(
+                containerReference: try column(row, 3), status: try status(column(row, 4)),
+                isMinimalCancellation: try column(row, 5),
+                senderTime: try senderTime(optionalColumn(row, 6), optionalColumn(row, 7)), kind: try column(row, 8),
+                payload: try column(row, 9), source: "", endsAt: try (optionalColumn(row, 10) as Int64?).map(StoreTime.date)),
+            cancelledAt: try (optionalColumn(row, 11) as Int64?).map(StoreTime.date),
+            consent: try consentState(column(row, 12)))
     }
 
     /// A record from the columns of ``StoreSQLNames/reservationColumns``, starting at `offset` (a change event's copy

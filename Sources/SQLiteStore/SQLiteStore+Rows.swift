@@ -47,10 +47,11 @@ extension SQLiteStore {
         return SenderTime(StoreTime.date(milliseconds), source: source)
     }
 
-    /// A list of strings as a JSON array.
+    /// A list of strings as a JSON array: the bytes ``encodeJSON(_:)`` writes for it, written as a ``JSONValue``,
+    /// which the canonical encoder writes without the `Encoder` protocol (a log entry has three lists).
     static func encodeList(_ values: [String]) throws -> String {
         if values.isEmpty { return "[]" }
-        return try encodeJSON(values)
+        return try encodeJSON(JSONValue.array(values.map(JSONValue.string)))
     }
 
     static func decodeList(_ text: String) throws -> [String] {

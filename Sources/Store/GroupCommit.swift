@@ -75,12 +75,15 @@ package final class GroupCommit<Request: Sendable, Output: Sendable>: Sendable {
         }
         let results: [Result<Output, any Error>]
         do {
-            results = try await write([request] + batch.map(\.request))
+            // A closure, not a key path: in this generic type a key path is made anew at every call.
+            results = try await write(batch.isEmpty ? [request] : [request] + batch.map { $0.request })
         } catch {
             results = Array(repeating: .failure(error), count: batch.count + 1)
         }
-        for (waiter, result) in zip(batch, results.dropFirst()) {
-            waiter.continuation.resume(returning: .done(result))
+        if !batch.isEmpty {
+            for (waiter, result) in zip(batch, results.dropFirst()) {
+                waiter.continuation.resume(returning: .done(result))
+            }
         }
         let next = state.withLock { state -> Waiter? in
             guard !state.waiting.isEmpty else {

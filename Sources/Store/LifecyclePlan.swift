@@ -6,6 +6,9 @@ package struct StoredVersion: Hashable, Sendable {
     package var id: Int64
     package var itemReference: String
     package var version: Int
+    /// What the record says. A backend reads what the rules decide on (``StoreSQLNames/versionColumns``): its
+    /// ``ReservationContent/flags``, ``ReservationContent/source`` and ``ReservationContent/provenance`` are left
+    /// empty, because the rules never read them (a write of theirs replaces all three).
     package var content: ReservationContent
     package var cancelledAt: Date?
     /// The owner's consent: a declined record takes no update but a cancellation.
@@ -42,7 +45,13 @@ package struct OwnerContext: Hashable, Sendable {
     /// their profile.
     package init(sourceDomain: String, preferences: [SenderPreference], profile: OwnerProfile?) {
         self.init(
-            senderDecision: SenderPreference.decision(for: sourceDomain, among: preferences),
+            senderDomains: SenderPreference.candidateDomains(for: sourceDomain), preferences: preferences, profile: profile)
+    }
+
+    /// The context from what the backend read for ``LifecycleReads/senderDomains`` (given, as the backend has them).
+    package init(senderDomains: [String], preferences: [SenderPreference], profile: OwnerProfile?) {
+        self.init(
+            senderDecision: SenderPreference.decision(amongCandidates: senderDomains, preferences),
             names: profile?.knownNames ?? [])
     }
 }

@@ -100,6 +100,8 @@ package enum ReservationLifecycle {
         channel: IngestionChannel?, into plan: inout LifecyclePlan
     ) {
         let confirmation = incoming.content
+        // Usually every record of the booking is listed (the same confirmation again): then nothing is hashed.
+        guard records.contains(where: { record in !parts.itemReferences.contains(record.itemReference) }) else { return }
         let listed = Set(parts.itemReferences)
         let listedParts = Set(parts.parts)
         let passengers = Set(parts.passengers)

@@ -28,14 +28,27 @@ package struct SenderPreference: Codable, Hashable, Sendable {
     /// The domains whose preferences apply to reservations from `domain`: itself, then each parent, most specific
     /// first (a decision about `skyways.example` covers `mail.skyways.example`).
     package static func candidateDomains(for domain: String) -> [String] {
-        let labels = StoreNames.domain(domain).split(separator: ".", omittingEmptySubsequences: false)
-        return (0..<labels.count).map { labels[$0...].joined(separator: ".") }.filter { !$0.isEmpty }
+        // Each suffix after a dot, the name itself first (what splitting at the dots and joining each tail gives,
+        // without the joins: every email's lifecycle read asks for these).
+        var candidates: [String] = []
+        var rest = Substring(StoreNames.domain(domain))
+        while !rest.isEmpty {
+            candidates.append(String(rest))
+            guard let dot = rest.firstIndex(of: ".") else { break }
+            rest = rest[rest.index(after: dot)...]
+        }
+        return candidates
     }
 
     /// The decision that applies to reservations from `domain` among `preferences` (one owner's): the most specific
     /// domain's; `ask` when none applies.
     package static func decision(for domain: String, among preferences: [SenderPreference]) -> SenderDecision {
-        for candidate in candidateDomains(for: domain) {
+        decision(amongCandidates: candidateDomains(for: domain), preferences)
+    }
+
+    /// ``decision(for:among:)`` for the ``candidateDomains(for:)`` of a domain the caller has already.
+    package static func decision(amongCandidates candidates: [String], _ preferences: [SenderPreference]) -> SenderDecision {
+        for candidate in candidates {
             if let match = preferences.first(where: { $0.domain == candidate }) { return match.decision }
         }
         return .ask

@@ -39,11 +39,16 @@ package enum StoreSQLNames {
         consent, consent_reason, consent_changed_at
         """
 
-    /// What the lifecycle reads of a record (``StoredVersion``): the content from index 3, then the cancellation
-    /// (14) and the consent (15).
+    /// What the lifecycle reads of a record (``StoredVersion``): id, item reference and version (0-2), then what the
+    /// rules read of the content (3-10: container reference, status, minimal, sender time and its source, kind,
+    /// payload, end), the cancellation (11) and the consent (12). Not the flags, the source and the provenance: every
+    /// write of the rules replaces them, so they are neither read nor decoded on the ingestion path.
     package static let versionColumns = """
-        id, item_reference, version, \(contentColumns), cancelled_at, consent
+        id, item_reference, version, container_reference, status, is_minimal_cancellation, sender_time,
+        sender_time_source, kind, payload, ends_at, cancelled_at, consent
         """
+    /// How many columns ``versionColumns`` has.
+    package static let versionColumnCount = 13
 
     /// A change event: position, kind, time and channel, then the record as ``reservationColumns`` lists it (from
     /// index 4), the reservation's id named `reservation_id`.

@@ -300,3 +300,33 @@ struct ConsentTests {
         }
     }
 }
+
+/// The sender domains a preference is looked up under, computed for every item the lifecycle reads.
+@Suite("Sender preferences: the domains that apply")
+struct SenderDomainTests {
+    @Test(arguments: [
+        ("mail.skyways.example", ["mail.skyways.example", "skyways.example", "example"]),
+        ("Mail.SkyWays.Example.", ["mail.skyways.example", "skyways.example", "example"]),
+        ("example", ["example"]),
+        ("", []),
+        (".", []),
+        (".skyways.example", [".skyways.example", "skyways.example", "example"]),
+        ("a..b", ["a..b", ".b", "b"]),
+    ])
+    func eachParentMostSpecificFirst(domain: String, expected: [String]) {
+        #expect(SenderPreference.candidateDomains(for: domain) == expected)
+    }
+
+    @Test func theMostSpecificDecisionApplies() {
+        let at = Sample.time(0)
+        let preferences = [
+            SenderPreference(owner: Sample.owner, domain: "skyways.example", decision: .trust, updatedAt: at),
+            SenderPreference(owner: Sample.owner, domain: "mail.skyways.example", decision: .block, updatedAt: at),
+        ]
+        #expect(SenderPreference.decision(for: "MAIL.skyways.example", among: preferences) == .block)
+        #expect(SenderPreference.decision(for: "news.skyways.example", among: preferences) == .trust)
+        #expect(SenderPreference.decision(for: "other.example", among: preferences) == .ask)
+        let domains = SenderPreference.candidateDomains(for: "news.skyways.example")
+        #expect(OwnerContext(senderDomains: domains, preferences: preferences, profile: nil).senderDecision == .trust)
+    }
+}

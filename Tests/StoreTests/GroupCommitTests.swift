@@ -125,7 +125,7 @@ struct GroupCommitTests {
         }
     }
 
-    /// Batches are written without a savepoint per request first (PostgreSQL): a request that fails there must still
+    /// Batches are written without a savepoint per request first (both SQL backends): a request that fails there must still
     /// fail alone, its rows and change events gone, the others' kept, each answered as if written on its own.
     @Test(arguments: StoreBackend.all) func aFailingIngestionInABatchFailsAlone(backend: StoreBackend) async throws {
         try await withStore(backend) { store in

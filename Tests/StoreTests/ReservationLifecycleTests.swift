@@ -120,6 +120,38 @@ struct ReservationLifecycleTests {
         }
     }
 
+    /// The lifecycle reads a record without its flags, source and provenance (they are never decided on): a
+    /// cancellation's version must still carry the cancellation's, in the record and its change event, and the
+    /// history the item's own.
+    @Test(arguments: StoreBackend.all) func aCancelledVersionCarriesTheCancellationsFlagsSourceAndProvenance(
+        backend: StoreBackend
+    ) async throws {
+        try await withStore(backend) { store in
+            let item = Sample.flight(flags: ["allow-any-domain"], provenance: Sample.provenance(at: 1))
+            #expect(try await store.apply(item) == .created)
+            var cancellation = Sample.minimalCancellation()
+            cancellation.content.flags = ["allow-unverified-sources"]
+            cancellation.content.provenance = Sample.provenance(selector: "s2027", at: 2)
+            #expect(try await store.apply(cancellation) == .cancelled(count: 1))
+
+            let record = try #require(try await store.list(owner: Sample.owner).first)
+            #expect(record.status == .cancelled)
+            #expect(record.version == 2)
+            #expect(record.payload == item.content.payload)
+            #expect(record.flags == ["allow-unverified-sources"])
+            #expect(record.source == "<cancel@airline.example>")
+            #expect(record.provenance == Sample.provenance(selector: "s2027", at: 2))
+            let history = try await store.history(of: record.id)
+            #expect(history.map(\.version) == [1, 2])
+            #expect(history.first?.flags == ["allow-any-domain"])
+            #expect(history.first?.source == "<m1@airline.example>")
+            #expect(history.first?.provenance == Sample.provenance(at: 1))
+            let changes = try await store.changes(after: 0, scope: .all, limit: 10)
+            #expect(changes.map(\.kind) == [.created, .cancelled])
+            #expect(changes.last?.reservation == record)
+        }
+    }
+
     @Test(arguments: StoreBackend.all) func olderVersionArrivingLateIsStale(backend: StoreBackend) async throws {
         try await withStore(backend) { store in
             #expect(try await store.apply(Sample.flight(modified: Sample.time(5), gate: "C3")) == .created)
