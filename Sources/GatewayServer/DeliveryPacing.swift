@@ -4,10 +4,12 @@ import Glibc
 package import EventLoopSupport
 import Synchronization
 
-/// Deliveries yield the cores while the rest of the machine keeps them busy, as PostgreSQL's autovacuum pauses by its
-/// cost delay: when the cores' load without the deliveries' own threads reaches ``busyAbove``, deliveries may use at
-/// most ``share`` of one core's time from then on, and a sender waits before its next attempt until they are back
-/// under it. When the load falls, they run at full speed again and catch up.
+/// Deliveries yield the cores while the machine is saturated, as PostgreSQL's autovacuum pauses by its cost delay:
+/// when the cores are ``enterAbove`` busy or more and at least half of that is not the deliveries' own threads, deliveries
+/// may use at most ``share`` of one core's time, and a sender waits before its next attempt until they are back under it.
+/// They run at full speed again once the rest of the machine, without them, uses less than ``leaveBelow`` of the cores,
+/// and catch up. (Measured without the deliveries, the load would fall as soon as they take the cores; measured with
+/// them, a machine at a load it carries would be paced by its own deliveries: hence the two thresholds.)
 ///
 /// Why not only a lower CPU priority (`webhook-priority`): on a virtual machine, a thread that wakes has to take its
 /// core back from a running background thread by an inter-processor interrupt, which costs far more than waking an
@@ -16,8 +18,10 @@ import Synchronization
 package final class DeliveryPacing: Sendable {
     /// The share of one core's time deliveries may use while the machine is busy (0 < share < 1).
     package let share: Double
-    /// The share of all cores' time, used by everything but the deliveries, above which the machine is busy.
-    package let busyAbove: Double
+    /// The share of all cores' time busy (the deliveries included) from which the machine is saturated.
+    package let enterAbove: Double
+    /// The share of all cores' time, used by everything but the deliveries, below which it is not any more.
+    package let leaveBelow: Double
     /// How often the load is sampled.
     package let window: Duration
     /// The longest single wait (the load is looked at again after it).
@@ -43,11 +47,13 @@ package final class DeliveryPacing: Sendable {
     ///   - ownCPU: The CPU time the deliveries' threads have used so far.
     ///   - load: The share of all cores' time busy since its previous call (``CoreLoad/sample()``).
     package init(
-        share: Double, busyAbove: Double = 0.9, window: Duration = .milliseconds(100), cores: Int,
+        share: Double, enterAbove: Double = 0.95, leaveBelow: Double = 0.85, window: Duration = .milliseconds(100),
+        cores: Int,
         ownCPU: @escaping @Sendable () -> Duration?, load: @escaping @Sendable () -> Double?
     ) {
         self.share = share
-        self.busyAbove = busyAbove
+        self.enterAbove = enterAbove
+        self.leaveBelow = leaveBelow
         self.window = window
         self.cores = max(1, cores)
         self.ownCPU = ownCPU
@@ -80,9 +86,10 @@ package final class DeliveryPacing: Sendable {
                 if elapsed >= window {
                     let ownShare = (own - state.ownAtSample) / elapsed / Double(cores)
                     if let busy = load() {
-                        if busy - ownShare >= busyAbove {
-                            if state.budget == nil { state.budget = (capacity, now, own) }
-                        } else {
+                        let others = busy - ownShare
+                        if state.budget == nil {
+                            if busy >= enterAbove && others >= busy / 2 { state.budget = (capacity, now, own) }
+                        } else if others < leaveBelow {
                             state.budget = nil
                         }
                     }

@@ -29,7 +29,8 @@ struct DeliveryPacingTests {
 
     static func pacing(_ readings: Readings, share: Double = 0.1, cores: Int = 2) -> DeliveryPacing {
         DeliveryPacing(
-            share: share, busyAbove: 0.8, window: .milliseconds(100), cores: cores, ownCPU: { readings.own },
+            share: share, enterAbove: 0.95, leaveBelow: 0.85, window: .milliseconds(100), cores: cores,
+            ownCPU: { readings.own },
             load: { readings.load })
     }
 
@@ -47,7 +48,7 @@ struct DeliveryPacingTests {
 
     @Test func onABusyMachineDeliveriesWaitUntilTheyAreBackUnderTheirShare() {
         let readings = Readings()
-        let pacing = Self.pacing(readings, share: 0.1)
+        let pacing = Self.pacing(readings, share: 0.1, cores: 4)
         let start = ContinuousClock.now
         readings.load = 0.99
         #expect(pacing.delay(at: start) == .zero)
@@ -69,6 +70,30 @@ struct DeliveryPacingTests {
         readings.load = 0.99
         #expect(pacing.delay(at: start + .milliseconds(400)) == .zero)
         #expect(pacing.isBusy)
+    }
+
+    /// Saturated from 95% of the cores; not any more once the rest, without the deliveries, use less than 85%.
+    @Test func busyIsEnteredWhenSaturatedAndLeftWhenTheRestFallsClearlyBelow() {
+        let readings = Readings()
+        let pacing = Self.pacing(readings, cores: 2)
+        let start = ContinuousClock.now
+        #expect(pacing.delay(at: start) == .zero)
+        // 90% busy is a load the machine carries: not paced.
+        readings.load = 0.9
+        #expect(pacing.delay(at: start + .milliseconds(100)) == .zero)
+        #expect(!pacing.isBusy)
+        readings.load = 0.97
+        #expect(pacing.delay(at: start + .milliseconds(200)) == .zero)
+        #expect(pacing.isBusy)
+        // Paced, the deliveries take little and the rest still use 90%: still saturated.
+        readings.load = 0.9
+        readings.own += .milliseconds(5)
+        _ = pacing.delay(at: start + .milliseconds(300))
+        #expect(pacing.isBusy)
+        // The rest fall to 80%: the deliveries run freely again.
+        readings.load = 0.8
+        #expect(pacing.delay(at: start + .milliseconds(400)) == .zero)
+        #expect(!pacing.isBusy)
     }
 
     @Test func aMachineBusyOnlyWithTheDeliveriesIsNotBusy() {
@@ -97,7 +122,8 @@ struct DeliveryPacingTests {
         }
         // Many cores, so that the deliveries' own CPU is no share of the load worth subtracting.
         let pacing = DeliveryPacing(
-            share: 0.4, busyAbove: 0.8, window: .milliseconds(10), cores: 1000, ownCPU: { readings.own },
+            share: 0.4, enterAbove: 0.95, leaveBelow: 0.85, window: .milliseconds(10), cores: 1000,
+            ownCPU: { readings.own },
             load: { readings.load })
         // Sampled once the window has passed: busy from then on.
         #expect(pacing.delay() == .zero)
