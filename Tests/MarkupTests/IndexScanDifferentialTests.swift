@@ -188,33 +188,11 @@ import Testing
         for (name, html) in rewritten where html != text {
             variants.append((name, Array(html.utf8), document.encoding))
         }
-        let body = text.range(of: "<body", options: .caseInsensitive).flatMap { start in
-            text[start.upperBound...].firstIndex(of: ">").map { text.index(after: $0) }
-        }
-        for (name, snippet) in snippets {
-            var html = text
-            html.insert(contentsOf: snippet, at: body ?? html.startIndex)
-            variants.append(("snippet-\(name)", Array(html.utf8), document.encoding))
-        }
-        variants.append(("utf8-bom", [0xEF, 0xBB, 0xBF] + document.bytes, nil))
-        variants.append(("utf8-two-boms", [0xEF, 0xBB, 0xBF, 0xEF, 0xBB, 0xBF] + document.bytes, nil))
-        var utf16: [UInt8] = [0xFF, 0xFE]
-        for unit in text.utf16 { utf16 += [UInt8(unit & 0xFF), UInt8(unit >> 8)] }
-        variants.append(("utf16le-bom", utf16, nil))
-        if let latin = text.data(using: .windowsCP1252) {
-            variants.append(("windows-1252-declared", Array(latin), "windows-1252"))
-            variants.append(("windows-1252-sniffed", Array(latin), nil))
-        }
-        variants.append(("nul", Array("\u{0}".utf8) + document.bytes, document.encoding))
-        return variants
+        return variants + JSONLDScanDifferentialTests.insertedAndEncoded(document, text: text, snippets: snippets)
     }
 
-    static let full: MarkupExtractor = {
-        var configuration = MarkupExtractor.Configuration()
-        configuration.scansJSONLDOnlyDocuments = false
-        configuration.scansRegularDocuments = false
-        return MarkupExtractor(configuration: configuration)
-    }()
+    /// libxml2 for every document: the baseline both differential tests compare with.
+    static var full: MarkupExtractor { JSONLDScanDifferentialTests.full }
 
     static let indexOnly: MarkupExtractor = {
         var configuration = MarkupExtractor.Configuration()

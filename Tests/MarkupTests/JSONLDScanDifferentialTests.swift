@@ -243,6 +243,16 @@ import Testing
         for (name, html) in rewritten where html != text {
             variants.append((name, Array(html.utf8), document.encoding))
         }
+        return variants + insertedAndEncoded(document, text: text, snippets: snippets)
+    }
+
+    /// The variants both differential tests (this one and the index scan's) add to a document after their own
+    /// rewrites: each snippet at the start of its body (or of the document), then byte order marks and charsets (the
+    /// scans read what `HTMLInput` made of them) and a NUL.
+    static func insertedAndEncoded(_ document: Document, text: String, snippets: [(String, String)])
+        -> [(String, [UInt8], String?)]
+    {
+        var variants: [(String, [UInt8], String?)] = []
         let body = text.range(of: "<body", options: .caseInsensitive).flatMap { start in
             text[start.upperBound...].firstIndex(of: ">").map { text.index(after: $0) }
         }
@@ -251,7 +261,6 @@ import Testing
             html.insert(contentsOf: snippet, at: body ?? html.startIndex)
             variants.append(("snippet-\(name)", Array(html.utf8), document.encoding))
         }
-        // Byte order marks and charsets: the scan reads what `HTMLInput` made of them.
         variants.append(("utf8-bom", [0xEF, 0xBB, 0xBF] + document.bytes, nil))
         variants.append(("utf8-two-boms", [0xEF, 0xBB, 0xBF, 0xEF, 0xBB, 0xBF] + document.bytes, nil))
         var utf16: [UInt8] = [0xFF, 0xFE]
