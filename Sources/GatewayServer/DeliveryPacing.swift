@@ -24,8 +24,6 @@ package final class DeliveryPacing: Sendable {
     package let leaveBelow: Double
     /// How often the load is sampled.
     package let window: Duration
-    /// The longest single wait (the load is looked at again after it).
-    static let longestWait: Duration = .milliseconds(250)
 
     private let cores: Int
     private let ownCPU: @Sendable () -> Duration?
@@ -75,8 +73,8 @@ package final class DeliveryPacing: Sendable {
     package var isBusy: Bool { state.withLock { $0.budget != nil } }
 
     /// How long a sender waits before its next attempt: zero unless the machine is busy and the deliveries have used
-    /// more than their share since it became busy; then the time that brings them back to it (at most
-    /// ``longestWait``).
+    /// more than their share since it became busy; then the time that brings them back to it, at most a ``window``
+    /// (the load is looked at again after it).
     package func delay(at now: ContinuousClock.Instant = .now) -> Duration {
         guard let own = ownCPU() else { return .zero }
         let capacity = window * share
@@ -106,7 +104,7 @@ package final class DeliveryPacing: Sendable {
             budget.own = own
             state.budget = budget
             guard budget.tokens < .zero else { return .zero }
-            return min((.zero - budget.tokens) / share, Self.longestWait)
+            return min((.zero - budget.tokens) / share, window)
         }
     }
 }
