@@ -44,9 +44,8 @@ struct LMTPDelivery: LMTPDeliveryHandler {
 
     func deliver(_ envelope: LMTPEnvelope) async -> [LMTPReply] {
         // A bare LF or CR in the data is content (the LMTP reader ends lines and the data only at CRLF): the
-        // prefilter reads the message as ingestion will, with bare LFs made CRLF.
-        let parsed = try? RawMessage(bytes: envelope.message)
-        let hasMarkup = parsed.map { services.ingestor.prefilter($0).hasMarkup } ?? false
+        // prefilter reads the message as ingestion will, as if bare LFs were CRLF.
+        let hasMarkup = services.ingestor.prefilter(envelope.message).hasMarkup
         services.metrics.recordPrefilter(channel: "lmtp", hasMarkup: hasMarkup)
         guard hasMarkup else {
             for _ in envelope.recipients { services.metrics.recordLMTPReply(code: Self.withoutMarkup.code) }

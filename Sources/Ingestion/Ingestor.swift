@@ -83,14 +83,16 @@ package struct Ingestor: Sendable {
         guard bytes.count <= policy.limits.maxMessageBytes else {
             return try await refuse(source: source, channel: channel, codes: ["admission.message-too-large"], contentHash: ContentHash.sha256Hex(bytes), owners: owners, dryRun: dryRun, spoolID: spoolID, logsOwners: false)
         }
+        // The prefilter reads the bytes as they came (RawMessage's CRLF copy is made only for mail with markup); bytes
+        // that are not a message go on to be refused below.
+        if !dryRun && spoolID == nil && !prefiltered, let evidence = RawMessage.markupEvidence(inBytes: bytes, configuration: Self.mimeConfiguration), !evidence.hasMarkup {
+            return IngestionReport.withoutMarkup(source: source, channel: channel, owners: owners)
+        }
         let message: RawMessage
         do {
             message = try RawMessage(bytes: bytes)
         } catch {
             return try await refuse(source: source, channel: channel, codes: [error.code], contentHash: ContentHash.sha256Hex(bytes), owners: owners, dryRun: dryRun, spoolID: spoolID, logsOwners: false)
-        }
-        if !dryRun && spoolID == nil && !prefiltered && !prefilter(message).hasMarkup {
-            return IngestionReport.withoutMarkup(source: source, channel: channel, owners: owners)
         }
         let contentHash = ContentHash.sha256Hex(bytes)  // after the prefilter: most mail never needs it
 
@@ -160,10 +162,11 @@ package struct Ingestor: Sendable {
         message.markupEvidence(configuration: Self.mimeConfiguration)
     }
 
-    /// The prefilter on the bytes of a message; a message that does not parse has no markup either.
+    /// The prefilter on the bytes of a message as received, CRLF or bare LF (`RawMessage.markupEvidence(inBytes:)`,
+    /// the same verdict as on the parsed message without parsing it); a message that does not parse has no markup
+    /// either.
     package func prefilter(_ bytes: [UInt8]) -> MarkupEvidence {
-        guard let message = try? RawMessage(bytes: bytes) else { return MarkupEvidence() }
-        return prefilter(message)
+        RawMessage.markupEvidence(inBytes: bytes, configuration: Self.mimeConfiguration) ?? MarkupEvidence()
     }
 
     /// The MIME limits of the extraction stage (the worker's `DocumentExtraction`).

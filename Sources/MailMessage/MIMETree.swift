@@ -46,8 +46,13 @@ package struct MIMETree: Sendable {
 
     /// Reads the MIME structure of `message`.
     package init(message: RawMessage, configuration: Configuration = Configuration()) {
+        self.init(headerFields: message.headerFields, body: message.body, configuration: configuration)
+    }
+
+    /// Reads the MIME structure of a message given as its header fields and its body.
+    init(headerFields: [HeaderField], body: ArraySlice<UInt8>, configuration: Configuration) {
         var builder = MIMETreeBuilder(configuration: configuration)
-        root = builder.message(headerFields: message.headerFields, body: message.body)
+        root = builder.message(headerFields: headerFields, body: body)
         warnings = builder.warnings
         partCount = builder.partCount
     }

@@ -19,9 +19,39 @@ extension RawMessage {
     /// "maybe" (the differential test checks it on every markup case in every MIME encoding). Memory: the MIME tree
     /// (at most `maxParts` entries) and buffers of about 64 KiB, whatever the message's size.
     package func markupEvidence(configuration: MIMETree.Configuration = MIMETree.Configuration()) -> MarkupEvidence {
+        Self.markupEvidence(headerFields: headerFields, body: body, lineEndingsAreCRLF: true, configuration: configuration)
+    }
+
+    /// The markup prefilter on a message's bytes as received, CRLF or bare LF, without parsing it into a
+    /// ``RawMessage`` first: the same verdict, part and counts as ``markupEvidence(configuration:)`` on the parsed
+    /// message, without reading the whole message once more to make its bare LFs CRLF.
+    ///
+    /// Only the bytes the prefilter decodes need CRLF line endings, and only so that a quoted-printable or 8bit text
+    /// part decodes to what the extractor reads (an inserted CR changes text in UTF-16, say): the header sections
+    /// (whose values are unfolded, every CR and LF removed) and the boundary delimiters (found at a line start, ended
+    /// by LF or CRLF, the line break before them cut either way) split the same with bare LFs. So a text/html part
+    /// not sent in base64 (whose decoder skips CR and LF alike) is looked at for a bare LF, and decoded from a CRLF
+    /// copy of its body if it has one; the attachments, most of a large message's bytes, are only searched for
+    /// their boundary. A leading mbox `From ` line is skipped, as ``init(bytes:)`` drops it.
+    /// - Returns: nil when the bytes hold no header field (``init(bytes:)`` throws `mail.not-a-message` for them).
+    package static func markupEvidence(
+        inBytes bytes: [UInt8], configuration: MIMETree.Configuration = MIMETree.Configuration()
+    ) -> MarkupEvidence? {
+        let (fields, bodyStart) = parseHeaderSection(bytes[mboxSeparatorLength(bytes)...])
+        guard !fields.isEmpty else { return nil }
+        return markupEvidence(
+            headerFields: fields, body: bytes[bodyStart...], lineEndingsAreCRLF: false, configuration: configuration)
+    }
+
+    /// The prefilter on a message's header fields and body.
+    /// - Parameter lineEndingsAreCRLF: false when the body may hold bare LFs (the bytes as received).
+    private static func markupEvidence(
+        headerFields: [HeaderField], body: ArraySlice<UInt8>, lineEndingsAreCRLF: Bool,
+        configuration: MIMETree.Configuration
+    ) -> MarkupEvidence {
         var configuration = configuration
         configuration.readsAttachedMessages = false
-        let tree = MIMETree(message: self, configuration: configuration)
+        let tree = MIMETree(headerFields: headerFields, body: body, configuration: configuration)
         var evidence = MarkupEvidence()
         for part in tree.parts where !part.isInsideAttachedMessage && !part.isAttachment {
             switch (part.contentType.type, part.contentType.subtype) {
@@ -31,6 +61,7 @@ extension RawMessage {
                 return evidence
             case ("text", "html"):
                 evidence.partsRead += 1
+                let part = lineEndingsAreCRLF ? part : part.withCRLFLineEndings()
                 if let found = Self.scanHTML(part, limit: configuration.maxDecodedBytesPerPart, evidence: &evidence) {
                     evidence.kind = found
                     evidence.path = part.path
@@ -94,5 +125,22 @@ extension RawMessage {
         case .itemscope: return .itemscope
         case nil: return nil
         }
+    }
+}
+
+extension MIMEPart {
+    /// This part with its body's bare LFs made CRLF, as they are in a ``RawMessage``; itself when the body has none,
+    /// or when it is sent in base64 (whose decoder skips CR and LF alike, so that they decode the same either way).
+    ///
+    /// The part's body always follows a line feed (the end of a header section or of a delimiter line), so an LF at
+    /// its start is bare here as it is in the whole message.
+    fileprivate func withCRLFLineEndings() -> MIMEPart {
+        guard contentTransferEncoding != .base64, RawMessage.hasBareLineFeed(body) else { return self }
+        let normalized = RawMessage.normalizingLineEndings(Array(body))
+        return MIMEPart(
+            path: path, depth: depth, headerFields: headerFields, contentType: contentType,
+            contentTransferEncoding: contentTransferEncoding, contentDisposition: contentDisposition,
+            body: normalized[...], children: children, isAttachedMessage: isAttachedMessage,
+            isInsideAttachedMessage: isInsideAttachedMessage)
     }
 }

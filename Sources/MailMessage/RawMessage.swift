@@ -113,6 +113,11 @@ package struct RawMessage: Sendable {
         }
     }
 
+    /// Whether `bytes` holds an LF that no CR precedes (one at its start counts: no byte before it is a CR).
+    static func hasBareLineFeed(_ bytes: ArraySlice<UInt8>) -> Bool {
+        bytes.withUnsafeBytes { firstBareLineFeed(in: $0, from: 0) != nil }
+    }
+
     /// The index of the first LF at or after `start` that no CR precedes, or nil.
     ///
     /// Compares thirty-two bytes at a time with the bytes before them, so a message is read in blocks rather than
@@ -152,14 +157,20 @@ package struct RawMessage: Sendable {
     /// The separator is `From` and a space followed by something other than a colon: a header field
     /// written in the obsolete form `From : a@example.com` (RFC 5322 §4.5.3) is kept.
     static func dropMboxSeparator(_ bytes: inout [UInt8]) {
+        let length = mboxSeparatorLength(bytes)
+        if length > 0 { bytes.removeSubrange(..<length) }
+    }
+
+    /// The length of the mbox separator line at the start of `bytes`, its line feed included; 0 when there is none.
+    static func mboxSeparatorLength(_ bytes: [UInt8]) -> Int {
         guard bytes.count >= 5, bytes[0] == UInt8(ascii: "F"), bytes[1] == UInt8(ascii: "r"),
             bytes[2] == UInt8(ascii: "o"), bytes[3] == UInt8(ascii: "m"), bytes[4] == .space
-        else { return }
-        guard let end = bytes.firstIndex(of: .lineFeed) else { return }
+        else { return 0 }
+        guard let end = bytes.firstIndex(of: .lineFeed) else { return 0 }
         var index = 5
         while index < end && (bytes[index] == .space || bytes[index] == .tab) { index += 1 }
-        guard index < end, bytes[index] != .colon else { return }
-        bytes.removeSubrange(..<(end + 1))
+        guard index < end, bytes[index] != .colon else { return 0 }
+        return end + 1
     }
 
     /// Splits the header section into fields (RFC 5322 §2.2): a field starts on a line that does not

@@ -7,6 +7,27 @@ import Testing
 /// The markup prefilter's parts: decoders fed a piece at a time give what the whole-body decoders give, the scan
 /// finds its two sequences wherever chunks are cut, and `markupEvidence` reads the parts the extractor reads.
 @Suite struct MarkupEvidenceTests {
+    // MARK: The bytes as received
+
+    /// The prefilter on the bytes as received decodes a part with bare LFs from a CRLF copy of it, as the parsed
+    /// message has it: a UTF-16 part sent 8bit whose line feed would decode differently without its CR, a
+    /// quoted-printable soft line break written with a bare LF, an mbox `From ` line before the header fields.
+    @Test func bytesAsReceivedReadLikeTheParsedMessage() throws {
+        let quotedPrintable = Array(
+            ("From someone@example.com Thu Nov 26 12:00:00 2026\nFrom: a@example.com\nContent-Type: text/html; charset=utf-8\n"
+                + "Content-Transfer-Encoding: quoted-printable\n\n<p>hello</p><scr=\nipt type=3D\"application/ld+json\">{}</script>\n").utf8)
+        // UTF-16BE text whose bytes hold a 0x0A: as received it is U+0A3C; with the CR ingestion inserts, "\r<".
+        var utf16: [UInt8] = Array("From: a@example.com\r\nContent-Type: text/html; charset=utf-16be\r\n\r\n".utf8)
+        utf16 += [0x0A] + "<itemscope".utf16.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }.dropFirst()
+        for message in [quotedPrintable, utf16] {
+            let parsed = try RawMessage(bytes: message).markupEvidence()
+            #expect(RawMessage.markupEvidence(inBytes: message) == parsed)
+        }
+        #expect(RawMessage.markupEvidence(inBytes: quotedPrintable)?.kind == .scriptElement)
+        #expect(RawMessage.markupEvidence(inBytes: Array("no header here\n\nbody".utf8)) == nil)
+        #expect(throws: MailMessageError.notAMessage) { try RawMessage(bytes: Array("no header here\n\nbody".utf8)) }
+    }
+
     // MARK: Streaming decoders
 
     @Test(arguments: [1, 2, 3, 5, 7, 64, 1000])

@@ -123,17 +123,55 @@ import Testing
         return variants
     }
 
+    /// A message with its CRLF line endings made bare LF (as `.eml` files are often stored): all of them, or every
+    /// second one (the header section and the body's lines mixed).
+    static func withBareLineFeeds(_ message: [UInt8], everySecond: Bool) -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(message.count)
+        var lineEnds = 0
+        for (index, byte) in message.enumerated() {
+            if byte == 13, index + 1 < message.count, message[index + 1] == 10 {
+                lineEnds += 1
+                if !everySecond || lineEnds % 2 == 0 { continue }
+            }
+            output.append(byte)
+        }
+        return output
+    }
+
+    /// The prefilter on the bytes as received (`RawMessage.markupEvidence(inBytes:)`, what `Ingestor` and LMTP run),
+    /// which makes CRLF only the parts it decodes, finds what it finds on the parsed message, whose every bare LF was
+    /// made CRLF: the same kind, part and parts read, and without markup the same bytes scanned (with markup, the
+    /// bytes scanned up to it count whole chunks, which a part's bare LFs cut elsewhere).
+    static func expectSameEvidenceAsReceived(_ message: [UInt8], parsed evidence: MarkupEvidence, _ label: String) {
+        let asReceived = RawMessage.markupEvidence(inBytes: message)
+        let description = "\(label): \(asReceived.map(String.init(describing:)) ?? "not a message") as received, \(evidence) parsed"
+        #expect(asReceived?.kind == evidence.kind, "\(description)")
+        #expect(asReceived?.path == evidence.path, "\(description)")
+        #expect(asReceived?.partsRead == evidence.partsRead, "\(description)")
+        if !evidence.hasMarkup { #expect(asReceived?.bytesScanned == evidence.bytesScanned, "\(description)") }
+    }
+
     @Test(arguments: sources)
     func prefilterSeesWhateverTheExtractorFinds(source: Source) throws {
         let extraction = DocumentExtraction()
         var extracted = 0
         let variants = Self.variants(source)
         for (label, message) in variants {
-            let graph = extraction.extract(ExtractionRequest(id: 0, kind: .email, document: message))
-            let evidence = try RawMessage(bytes: message).markupEvidence()
-            if !graph.nodes.isEmpty {
-                extracted += 1
-                #expect(evidence.hasMarkup, "\(source.name), \(label): the extractor found \(graph.nodes.count) nodes")
+            // As generated (CRLF), with every line ending a bare LF, and with every second one (which the prefilter
+            // on the parsed message reads as the CRLF message again, so the extractor is not run on it once more).
+            for (ending, bytes) in [
+                ("CRLF", message), ("LF", Self.withBareLineFeeds(message, everySecond: false)),
+                ("mixed line ends", Self.withBareLineFeeds(message, everySecond: true)),
+            ] {
+                let evidence = try RawMessage(bytes: bytes).markupEvidence()
+                Self.expectSameEvidenceAsReceived(bytes, parsed: evidence, "\(source.name), \(label), \(ending)")
+                guard ending != "mixed line ends" else { continue }
+                let graph = extraction.extract(ExtractionRequest(id: 0, kind: .email, document: bytes))
+                if !graph.nodes.isEmpty {
+                    if ending == "CRLF" { extracted += 1 }
+                    #expect(evidence.hasMarkup, "\(source.name), \(label), \(ending): the extractor found \(graph.nodes.count) nodes")
+                }
             }
         }
         // The variants carry the markup (a mistake in their encoding would leave the comparison empty): all but a
@@ -161,6 +199,9 @@ import Testing
         #expect(graph.nodes.isEmpty, "\(mail.name): the extractor found markup; not a negative case")
         let evidence = try RawMessage(bytes: mail.bytes).markupEvidence()
         #expect(!evidence.hasMarkup, "\(mail.name): \(evidence)")
+        for bytes in [mail.bytes, Self.withBareLineFeeds(mail.bytes, everySecond: false)] {
+            Self.expectSameEvidenceAsReceived(bytes, parsed: try RawMessage(bytes: bytes).markupEvidence(), mail.name)
+        }
     }
 
     /// Markup where the extractor never takes it from: an attached HTML file, a forwarded message. The prefilter
@@ -175,6 +216,7 @@ import Testing
         for message in [attached, forwarded] {
             #expect(DocumentExtraction().extract(ExtractionRequest(id: 0, kind: .email, document: message)).nodes.isEmpty)
             #expect(try !RawMessage(bytes: message).markupEvidence().hasMarkup)
+            #expect(RawMessage.markupEvidence(inBytes: message)?.hasMarkup == false)
         }
     }
 }
