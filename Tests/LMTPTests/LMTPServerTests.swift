@@ -212,6 +212,26 @@ struct LMTPServerTests {
         }
     }
 
+    /// The timeout runs from the start of each wait, not of the connection: a client that speaks more often than the
+    /// timeout is never cut, however long it stays, and times out a timeout after it falls silent (the one timer of a
+    /// connection is set again for the later wait when it fires).
+    @Test func aClientThatKeepsTalkingIsNotTimedOut() async throws {
+        try await withServer({ $0.commandTimeout = .milliseconds(300) }) { port, _ in
+            try await TestClient.with(port: port) { client in
+                #expect(try await client.readReply()?.code == 220)
+                for _ in 0..<8 {
+                    try await Task.sleep(for: .milliseconds(100))
+                    try await client.send("NOOP\r\n")
+                    #expect(try await client.readReply()?.code == 250)
+                }
+                let silent = ContinuousClock.now
+                let replies = try await client.readRepliesToEnd()
+                #expect(replies.map(\.code) == [421])
+                #expect(ContinuousClock.now - silent >= .milliseconds(250))
+            }
+        }
+    }
+
     @Test func clientSilentInTheMiddleOfDataTimesOut() async throws {
         let handler = RecordingHandler()
         try await withServer({ $0.dataTimeout = .milliseconds(300) }, handler: handler) { port, _ in
