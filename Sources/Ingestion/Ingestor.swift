@@ -85,7 +85,10 @@ package struct Ingestor: Sendable {
         }
         // The prefilter reads the bytes as they came (RawMessage's CRLF copy is made only for mail with markup); bytes
         // that are not a message go on to be refused below.
-        if !dryRun && spoolID == nil && !prefiltered, let evidence = RawMessage.markupEvidence(inBytes: bytes, configuration: Self.mimeConfiguration), !evidence.hasMarkup {
+        if !dryRun && spoolID == nil && !prefiltered,
+            let evidence = RawMessage.markupEvidence(inBytes: bytes, configuration: Self.mimeConfiguration),
+            !evidence.hasMarkup
+        {
             return IngestionReport.withoutMarkup(source: source, channel: channel, owners: owners)
         }
         let message: RawMessage

@@ -19,7 +19,8 @@ extension RawMessage {
     /// "maybe" (the differential test checks it on every markup case in every MIME encoding). Memory: the MIME tree
     /// (at most `maxParts` entries) and buffers of about 64 KiB, whatever the message's size.
     package func markupEvidence(configuration: MIMETree.Configuration = MIMETree.Configuration()) -> MarkupEvidence {
-        Self.markupEvidence(headerFields: headerFields, body: body, lineEndingsAreCRLF: true, configuration: configuration)
+        Self.markupEvidence(
+            headerFields: headerFields, body: body, lineEndingsAreCRLF: true, configuration: configuration)
     }
 
     /// The markup prefilter on a message's bytes as received, CRLF or bare LF, without parsing it into a
