@@ -180,8 +180,8 @@ final class PoolCore: Sendable {
 
     /// The next jobs for `slot`, oldest first: the oldest, and behind it as many of the queued ones as
     /// fit together in `pipeBytes` (the request pipe, empty between batches, then takes them in one
-    /// write without waiting for the worker), at most `maxBatch`. Also the worker the slot must stop
-    /// first, if any.
+    /// write without waiting for the worker; each counted by its `pipeFootprint`), at most `maxBatch`.
+    /// Also the worker the slot must stop first, if any.
     func nextJobs(slot: Int, pipeBytes: Int, maxBatch: Int) -> (next: Next, condemned: Int32?) {
         state.withLock { state in
             let condemned = state.slots[slot].condemned
@@ -193,11 +193,11 @@ final class PoolCore: Sendable {
                 return (.idle, condemned)
             }
             var count = 1
-            var bytes = state.queue[0].request.frameBytes
+            var bytes = state.queue[0].request.pipeFootprint
             while count < min(maxBatch, state.queue.count),
-                bytes + state.queue[count].request.frameBytes <= pipeBytes
+                bytes + state.queue[count].request.pipeFootprint <= pipeBytes
             {
-                bytes += state.queue[count].request.frameBytes
+                bytes += state.queue[count].request.pipeFootprint
                 count += 1
             }
             let jobs = Array(state.queue.prefix(count))

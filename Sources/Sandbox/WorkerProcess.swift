@@ -199,11 +199,20 @@ final class WorkerProcess {
         case interrupted
     }
 
-    /// Writes `parts` in order to the request pipe, gathered (writev): the frame's prefix and the
-    /// document reach the worker in one write, so it wakes once for a request, not once per part.
+    /// Writes `parts` in order to the request pipe, gathered: the frame's prefix and the document
+    /// reach the worker in one write, so it wakes once for a request, not once per part.
+    ///
+    /// `referencing`: the pipe takes references to the parts' pages (vmsplice) instead of a copy
+    /// (writev), which spares the gateway the copy and the pipe's page allocations; the worker's read
+    /// is the one copy. The caller must then keep every part alive and unchanged until the worker has
+    /// read it (`WorkerSlot.perform` keeps them until the worker answered the last), and count what
+    /// the parts take of the pipe by pages (`ExtractionRequest.pipeFootprint`). A kernel without
+    /// vmsplice gets the copy.
     func write(
-        _ parts: [ArraySlice<UInt8>], deadline: ContinuousClock.Instant, wake: WakePipe, interrupted: () -> Bool
+        _ parts: [ArraySlice<UInt8>], referencing: Bool = false, deadline: ContinuousClock.Instant, wake: WakePipe,
+        interrupted: () -> Bool
     ) -> WriteOutcome {
+        var referencing = referencing
         let total = parts.reduce(0) { $0 + $1.count }
         return WorkerProcess.withBuffers(parts[...], []) { buffers in
             var done = 0
@@ -220,7 +229,11 @@ final class WorkerProcess {
                     vectors.append(iovec(iov_base: UnsafeMutableRawPointer(mutating: base + skip), iov_len: buffer.count - skip))
                     skip = 0
                 }
-                let written = writev(input, vectors, Int32(vectors.count))
+                var written = referencing ? csandbox_vmsplice(input, vectors, UInt(vectors.count)) : 0
+                if referencing, written < 0, errno == ENOSYS || errno == EINVAL {
+                    referencing = false  // no vmsplice here (or not a pipe): copy instead
+                }
+                if !referencing { written = writev(input, vectors, Int32(vectors.count)) }
                 if written > 0 {
                     done += written
                     continue

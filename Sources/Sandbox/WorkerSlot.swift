@@ -120,7 +120,7 @@ struct WorkerSlot: Sendable {
     /// - Returns: whether the worker may be used again (false: it was killed, reaped and recorded).
     private func perform(_ batch: [PoolCore.Job], on worker: WorkerProcess) -> Bool {
         var jobs = batch
-        if jobs.count > 1, jobs.reduce(0, { $0 + $1.request.frameBytes }) > worker.requestPipeBytes {
+        if jobs.count > 1, jobs.reduce(0, { $0 + $1.request.pipeFootprint }) > worker.requestPipeBytes {
             core.requeue(Array(jobs.dropFirst()), slot: index)  // a worker with a smaller pipe than its predecessor's
             jobs = [jobs[0]]
         }
@@ -134,8 +134,10 @@ struct WorkerSlot: Sendable {
         }
         let first = jobs[0]
         let failure: SandboxFailure?
+        // The pipe refers to these bytes (no copy) until the worker reads them: `parts` (the prefixes) and `jobs`
+        // (the documents) live until the last answer is in, below.
         switch worker.write(
-            parts, deadline: startedAt + first.deadline, wake: wake,
+            parts, referencing: true, deadline: startedAt + first.deadline, wake: wake,
             interrupted: { core.isCancelRequested(slot: index, id: first.request.id) })
         {
         case .done: failure = nil
@@ -150,18 +152,21 @@ struct WorkerSlot: Sendable {
             core.requeue(Array(jobs.dropFirst()), slot: index)
             return false
         }
-        var begun = startedAt
-        for (position, job) in jobs.enumerated() {
-            let (answer, keep) = receive(job, from: worker, deadline: begun + job.deadline)
-            if !keep { core.workerStopped(slot: index) }  // before the answer: the task may look at the pool
-            core.finish(job, slot: index, answer: answer)
-            guard keep else {
-                core.requeue(Array(jobs[(position + 1)...]), slot: index)
-                return false
+        return withExtendedLifetime(parts) {
+            var begun = startedAt
+            for (position, job) in jobs.enumerated() {
+                let (answer, keep) = receive(job, from: worker, deadline: begun + job.deadline)
+                if !keep { core.workerStopped(slot: index) }  // before the answer: the task may look at the pool
+                // The worker read this document whole before it answered, so its task may now free the bytes.
+                core.finish(job, slot: index, answer: answer)
+                guard keep else {
+                    core.requeue(Array(jobs[(position + 1)...]), slot: index)
+                    return false
+                }
+                begun = .now
             }
-            begun = .now
+            return true
         }
-        return true
     }
 
     /// Reads the worker's answer to `job`, the document it works on now.
