@@ -352,30 +352,10 @@ struct HTMLIndexScanner {
     /// The raw text of a `script` or `style` from `start` up to `</script` (`</style`), as `htmlParseScript` reads
     /// it, and that end tag: the index after it, or nil.
     private mutating func rawText(from start: Int, length: Int) -> Int? {
-        let word: StaticString = length == 6 ? "script" : "style"
-        if start + 1 < count, bytes[start] == UInt8(ascii: "<") {
-            let next = bytes[start + 1]
-            if next == UInt8(ascii: "/") || isLetter(next) || next == UInt8(ascii: "_") || next == UInt8(ascii: ":") {
-                // libxml2 reads a tag there before the raw text.
-                guard next == UInt8(ascii: "/"), tokens.matchesLower(start + 2, word) else { return nil }
-            }
-        }
-        var search = start
-        var close: Int?
-        while let found = tokens.find(UInt8(ascii: "<"), from: search) {
-            if found + 1 < count, bytes[found + 1] == UInt8(ascii: "/"), tokens.matchesLower(found + 2, word) {
-                close = found
-                break
-            }
-            search = found + 1
-        }
-        guard let close else { return nil }
-        var after = close + 2 + length
-        while after < count, isBlank(bytes[after]) { after += 1 }
-        guard after < count, bytes[after] == UInt8(ascii: ">") else { return nil }
+        guard let (close, after) = tokens.rawTextEnd(from: start, script: length == 6) else { return nil }
         builder.text.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<close]))
-        pop(at: after + 1)
-        return after + 1
+        pop(at: after)
+        return after
     }
 
     /// Reads an end tag at `open` (its `<`): the index after it, or nil.

@@ -228,36 +228,39 @@ enum JSONLDScriptScanner {
             guard rawText else { return index }
             // Raw text up to `</script` or `</style`, then that end tag.
             let content = index
-            if content + 1 < count, bytes[content] == UInt8(ascii: "<") {
-                let next = bytes[content + 1]
-                if next == UInt8(ascii: "/") || isLetter(next) || next == UInt8(ascii: "_") || next == UInt8(ascii: ":")
-                {
-                    guard next == UInt8(ascii: "/"), matchesLower(content + 2, isScript ? "script" : "style")
-                    else { return nil }
-                }
-            }
-            var search = content
-            var close: Int?
-            while let found = find(UInt8(ascii: "<"), from: search) {
-                if found + 1 < count, bytes[found + 1] == UInt8(ascii: "/"),
-                    matchesLower(found + 2, isScript ? "script" : "style")
-                {
-                    close = found
-                    break
-                }
-                search = found + 1
-            }
-            guard let close else { return nil }
-            var after = close + 2 + nameLength
-            while after < count, isBlank(bytes[after]) { after += 1 }
-            guard after < count, bytes[after] == UInt8(ascii: ">") else { return nil }
+            guard let (close, after) = rawTextEnd(from: content, script: isScript) else { return nil }
             guard separator.feed(bytes, content..<close) else { return nil }
             if isScript, let type, isJSONLD(type) {
                 guard !hasDroppedCharacters(content..<close) else { return nil }
                 scripts.append(content..<close)
             }
             open.removeLast()
-            return after + 1
+            return after
+        }
+
+        /// The end of a `script`'s (`style`'s) raw text from `content`, just after its start tag, as
+        /// `htmlParseScript` reads it: where `</script` (`</style`) starts, and the index after that end tag; nil
+        /// where libxml2 would read a tag before the raw text, or the end tag is missing or malformed.
+        func rawTextEnd(from content: Int, script: Bool) -> (close: Int, after: Int)? {
+            let word: StaticString = script ? "script" : "style"
+            if content + 1 < count, bytes[content] == UInt8(ascii: "<") {
+                let next = bytes[content + 1]
+                if next == UInt8(ascii: "/") || isLetter(next) || next == UInt8(ascii: "_") || next == UInt8(ascii: ":")
+                {
+                    guard next == UInt8(ascii: "/"), matchesLower(content + 2, word) else { return nil }
+                }
+            }
+            var search = content
+            while let found = find(UInt8(ascii: "<"), from: search) {
+                if found + 1 < count, bytes[found + 1] == UInt8(ascii: "/"), matchesLower(found + 2, word) {
+                    var after = found + 2 + word.utf8CodeUnitCount
+                    while after < count, isBlank(bytes[after]) { after += 1 }
+                    guard after < count, bytes[after] == UInt8(ascii: ">") else { return nil }
+                    return (found, after + 1)
+                }
+                search = found + 1
+            }
+            return nil
         }
 
         /// Whether the attribute marks no quoted part (`QuoteMarker`, as `HTMLDocument`'s builder asks it).

@@ -41,7 +41,8 @@ extension GatewayApplication {
         {
             let owner: OwnerAddress?
             do {
-                owner = try services.owner(for: session.token, requested: requested)
+                let asked = try services.owner(for: session.token, requested: requested)
+                owner = asked
             } catch let error as APIError {
                 throw ConsoleError(error)
             }
