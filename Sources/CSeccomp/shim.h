@@ -19,6 +19,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 // MARK: - libseccomp macros
@@ -67,6 +68,15 @@ static inline int csandbox_dup_cloexec_above(int fd, int minimum) { return fcntl
 static inline int csandbox_set_pipe_size(int fd, int size) { return fcntl(fd, 1031, size); }
 /// F_GETPIPE_SZ (1032): the pipe's capacity in bytes.
 static inline int csandbox_get_pipe_size(int fd) { return fcntl(fd, 1032); }
+
+/// vmsplice(2) into a pipe without SPLICE_F_GIFT: the pipe refers to the caller's pages instead of a
+/// copy of them, so the caller must leave those bytes unchanged (and allocated) until the reader has
+/// read them. SPLICE_F_NONBLOCK (2): vmsplice ignores the pipe's O_NONBLOCK, and a full pipe must give
+/// EAGAIN, not block the caller. The gateway side only; the worker's filter does not allow it and the
+/// worker never calls it.
+static inline ssize_t csandbox_vmsplice(int fd, const struct iovec *vectors, unsigned long count) {
+    return (ssize_t)syscall(SYS_vmsplice, fd, vectors, count, 2U);
+}
 
 /// Keeps the worker's freed memory for its next document (mallopt(3); no system call): blocks up
 /// to `mmap_threshold` bytes come from the heap, and the heap's free top is given back to the

@@ -48,6 +48,17 @@ extension ExtractionRequest {
         Frame.headerSize + ExtractionRequest.fixedPayloadSize + (encoding?.utf8.count ?? 0) + document.count
     }
 
+    /// What the request takes of a pipe when it is spliced in (`WorkerProcess.write(_:referencing:)`): the pipe
+    /// then holds references to the gateway's pages, one pipe buffer per page touched, so the prefix takes a
+    /// whole buffer and the document one per page it spans (it need not start on a page boundary).
+    var pipeFootprint: Int {
+        let page = ExtractionRequest.pipePageBytes
+        return page + (document.count + page - 1) / page * page + (document.isEmpty ? 0 : page)
+    }
+
+    /// The size of a pipe buffer (a page on Linux).
+    static let pipePageBytes = 4096
+
     /// Reads the fixed fields of a request payload; the encoding label and the document follow.
     static func parseFixedFields(_ fields: ArraySlice<UInt8>) throws(FrameError) -> FixedFields {
         guard fields.count >= fixedPayloadSize else {

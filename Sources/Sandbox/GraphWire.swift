@@ -162,8 +162,10 @@ enum GraphWire {
             let length = try count()
             let slice = UnsafeBufferPointer(rebasing: buffer[offset..<(offset + length)])
             offset += length
-            guard let text = String(validating: slice, as: UTF8.self) else { throw Malformed("a string is not UTF-8") }
-            return text
+            // UTF8Span rather than String(validating:as:), whose generic path looked up type metadata for every
+            // string (a tenth of the gateway's decoding time in perf).
+            guard let text = try? UTF8Span(validating: slice.span) else { throw Malformed("a string is not UTF-8") }
+            return String(copying: text)
         }
 
         mutating func node(depth: Int) throws(Malformed) -> SchemaNode {

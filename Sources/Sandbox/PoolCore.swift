@@ -23,6 +23,33 @@ final class PoolCore: Sendable {
         var continuation: CheckedContinuation<Answer, Never>
     }
 
+    /// An idle slot's worker, whose request pipe is empty: a task that finds it may write its request
+    /// there itself (`submit`), so that the slot thread, already waiting on the worker's answers, is not
+    /// woken to do it (one sleep and wake-up fewer per document). Published by the slot thread while it
+    /// waits (`nextJobs`), withdrawn under the lock before it touches the worker again (`claimHanded`), so
+    /// a task never writes to a pipe the slot has closed.
+    struct HandOffTarget: Sendable {
+        var input: Int32
+        var pipeBytes: Int
+        var processID: Int32
+    }
+
+    /// A request a task wrote to an idle slot's worker itself: the slot thread answers it.
+    struct Handed: Sendable {
+        var job: Job
+        /// What was written, by reference: kept until the worker has answered.
+        var parts: [ArraySlice<UInt8>]
+        /// How much of `parts` the pipe took (the slot thread writes the rest).
+        var written: Int
+        /// When it was written: its deadline counts from here.
+        var at: ContinuousClock.Instant
+    }
+
+    /// The shortest deadline a task may hand off its request with: the slot thread, waiting on the worker,
+    /// looks for a handed request at least once a `WorkerSlot.handOffTick`, and counts its deadline from
+    /// then on; shorter deadlines wake it at once instead.
+    static let shortestHandedDeadline: Duration = .milliseconds(100)
+
     /// Where a document is.
     private enum Phase {
         /// Has an id; not yet submitted.
@@ -45,6 +72,11 @@ final class PoolCore: Sendable {
         /// A worker whose graph did not decode: the slot stops it before its next document.
         var condemned: Int32?
         var largestBatch = 0
+        /// Published while the slot waits idle with a worker that can take a document.
+        var handOff: HandOffTarget?
+        /// A request a task wrote to the worker itself, for the slot thread to answer.
+        var handed: Handed?
+        var handedOff = 0
     }
 
     private struct State {
@@ -90,7 +122,7 @@ final class PoolCore: Sendable {
     /// the pool closed, or the queue is full.
     func submit(_ job: Job) {
         let id = job.request.id
-        enum Decision { case queued(wake: Int?), refused(SandboxFailure) }
+        enum Decision { case queued(wake: Int?), handed(wake: Int?), refused(SandboxFailure) }
         let decision = state.withLock { state -> Decision in
             if case .cancelled = state.phases[id] {
                 state.phases[id] = nil
@@ -108,6 +140,7 @@ final class PoolCore: Sendable {
                         code: .unavailable,
                         reason: "\(state.queue.count) documents already wait for a worker; try again later"))
             }
+            if state.queue.isEmpty, let handed = handOff(job, state: &state) { return .handed(wake: handed) }
             state.queue.append(job)
             state.phases[id] = .queued
             guard let slot = state.slots.firstIndex(where: \.isIdle) else { return .queued(wake: nil) }
@@ -115,8 +148,49 @@ final class PoolCore: Sendable {
             return .queued(wake: slot)
         }
         switch decision {
-        case .queued(let slot): if let slot { wakes[slot].signal() }
+        case .queued(let slot), .handed(let slot): if let slot { wakes[slot].signal() }
         case .refused(let failure): job.continuation.resume(returning: .failure(failure))
+        }
+    }
+
+    /// Writes `job`'s request to an idle slot's worker (one that published a `HandOffTarget`) and leaves it
+    /// to that slot, under the lock, so the slot cannot close the pipe meanwhile. The write does not wait:
+    /// the pipe is empty and the request's footprint fits it; should the pipe take only part, the slot
+    /// thread (woken) writes the rest.
+    ///
+    /// - Returns: nil when no slot can take it so (the job is then queued as usual: none idle with a
+    ///   worker, a deadline too short to hand off, a request larger than the pipe, or the worker's pipe
+    ///   closed because it died); else the slot to wake, if the write was partial.
+    private func handOff(_ job: Job, state: inout State) -> Int?? {
+        guard job.deadline >= PoolCore.shortestHandedDeadline,
+            let slot = state.slots.firstIndex(where: { $0.isIdle && $0.handOff != nil }),
+            let target = state.slots[slot].handOff, job.request.pipeFootprint <= target.pipeBytes
+        else { return nil }
+        let parts = [job.request.framePrefix[...], job.request.document[...]]
+        guard let written = WorkerProcess.writeNow(parts, to: target.input) else {
+            state.slots[slot].handOff = nil  // it died: the slot finds out and replaces it
+            return nil
+        }
+        state.slots[slot].isIdle = false
+        state.slots[slot].isBusy = true
+        state.slots[slot].handOff = nil
+        state.slots[slot].cancelled = []
+        state.slots[slot].largestBatch = max(state.slots[slot].largestBatch, 1)
+        state.slots[slot].handedOff += 1
+        state.slots[slot].handed = Handed(job: job, parts: parts, written: written, at: .now)
+        state.phases[job.request.id] = .running(slot: slot)
+        return .some(written < parts.reduce(0) { $0 + $1.count } ? slot : nil)
+    }
+
+    /// Called by a slot thread whenever its idle wait ends, before it touches its worker: withdraws its
+    /// `HandOffTarget` (no task writes to that worker from now on) and takes the request a task handed
+    /// it, if any.
+    func claimHanded(slot: Int) -> Handed? {
+        state.withLock { state in
+            state.slots[slot].isIdle = false
+            state.slots[slot].handOff = nil
+            defer { state.slots[slot].handed = nil }
+            return state.slots[slot].handed
         }
     }
 
@@ -155,6 +229,7 @@ final class PoolCore: Sendable {
         let abandoned = state.withLock { state -> [Job] in
             guard !state.closed else { return [] }
             state.closed = true
+            for slot in state.slots.indices { state.slots[slot].handOff = nil }
             let jobs = state.queue
             state.queue = []
             for job in jobs { state.phases[job.request.id] = nil }
@@ -180,24 +255,29 @@ final class PoolCore: Sendable {
 
     /// The next jobs for `slot`, oldest first: the oldest, and behind it as many of the queued ones as
     /// fit together in `pipeBytes` (the request pipe, empty between batches, then takes them in one
-    /// write without waiting for the worker), at most `maxBatch`. Also the worker the slot must stop
-    /// first, if any.
-    func nextJobs(slot: Int, pipeBytes: Int, maxBatch: Int) -> (next: Next, condemned: Int32?) {
+    /// write without waiting for the worker; each counted by its `pipeFootprint`), at most `maxBatch`.
+    /// Also the worker the slot must stop first, if any. When the slot goes idle, `handOff` (its worker,
+    /// if it can take another document) is published for tasks to write to directly, unless condemned.
+    func nextJobs(
+        slot: Int, pipeBytes: Int, maxBatch: Int, handOff: HandOffTarget? = nil
+    ) -> (next: Next, condemned: Int32?) {
         state.withLock { state in
             let condemned = state.slots[slot].condemned
             state.slots[slot].condemned = nil
+            state.slots[slot].handOff = nil
             guard !state.queue.isEmpty else {
                 if state.closed { return (.stop, condemned) }
                 state.slots[slot].isIdle = true
                 state.slots[slot].isBusy = false
+                if let handOff, handOff.processID != condemned { state.slots[slot].handOff = handOff }
                 return (.idle, condemned)
             }
             var count = 1
-            var bytes = state.queue[0].request.frameBytes
+            var bytes = state.queue[0].request.pipeFootprint
             while count < min(maxBatch, state.queue.count),
-                bytes + state.queue[count].request.frameBytes <= pipeBytes
+                bytes + state.queue[count].request.pipeFootprint <= pipeBytes
             {
-                bytes += state.queue[count].request.frameBytes
+                bytes += state.queue[count].request.pipeFootprint
                 count += 1
             }
             let jobs = Array(state.queue.prefix(count))
@@ -245,7 +325,10 @@ final class PoolCore: Sendable {
     /// The worker `processID` on `slot` answered a graph that does not decode: the slot stops it
     /// (if it still runs there) before giving it another document.
     func condemn(slot: Int, processID: Int32) {
-        state.withLock { $0.slots[slot].condemned = processID }
+        state.withLock { state in
+            state.slots[slot].condemned = processID
+            if state.slots[slot].handOff?.processID == processID { state.slots[slot].handOff = nil }
+        }
         wakes[slot].signal()
     }
 
@@ -342,7 +425,7 @@ final class PoolCore: Sendable {
             state.slots.map {
                 WorkerPool.WorkerStatus(
                     processID: $0.processID, isBusy: $0.isBusy, documentsCompleted: $0.documentsCompleted,
-                    largestBatch: $0.largestBatch,
+                    largestBatch: $0.largestBatch, handedOff: $0.handedOff,
                     restarts: $0.restarts)
             }
         }

@@ -83,6 +83,9 @@ extension WorkerPool {
         package var documentsCompleted: Int
         /// The most documents this slot has written to a worker at once (one write, answered one by one).
         package var largestBatch: Int
+        /// Documents a task wrote to this slot's idle worker itself, without waking the slot's thread
+        /// (`PoolCore.submit`'s hand-off).
+        package var handedOff: Int
         /// Worker starts in this slot after the first (after a crash, a timeout, recycling), whether
         /// or not they succeeded.
         package var restarts: Int

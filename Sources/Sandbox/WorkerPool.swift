@@ -4,7 +4,9 @@ package import Markup
 /// per worker at a time, so that a bug in a parser (libxml2, iconv, ours) costs one document, never
 /// the gateway, its keys or its store. Documents that queue while a worker is busy are written to it
 /// together (one write, one wake-up) and answered one by one; when the worker fails on one of them,
-/// the ones it had not reached yet go back to the queue.
+/// the ones it had not reached yet go back to the queue. A document that finds a worker idle is written
+/// to it by the task that asks (`PoolCore.submit`), so the slot's thread, already waiting on that
+/// worker's answers, is woken once per document, not twice.
 ///
 /// Each worker is started once (posix_spawn, fresh pipes, an empty environment but for
 /// `SWIFT_BACKTRACE`), confines itself (`Confinement`) and is reused for many documents, so

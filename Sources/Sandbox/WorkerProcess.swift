@@ -28,8 +28,9 @@ final class WorkerProcess {
     }
 
     let processID: pid_t
-    /// The request pipe's write end (non-blocking), -1 once closed.
-    private var input: Int32
+    /// The request pipe's write end (non-blocking), -1 once closed. Tasks write to it only through
+    /// `PoolCore`'s hand-off, while the slot has published it and cannot close it.
+    private(set) var input: Int32
     /// The answer pipe's read end (non-blocking).
     private let output: Int32
     /// The stderr pipe's read end (non-blocking), -1 once it reached end of file.
@@ -199,11 +200,20 @@ final class WorkerProcess {
         case interrupted
     }
 
-    /// Writes `parts` in order to the request pipe, gathered (writev): the frame's prefix and the
-    /// document reach the worker in one write, so it wakes once for a request, not once per part.
+    /// Writes `parts` in order to the request pipe, gathered: the frame's prefix and the document
+    /// reach the worker in one write, so it wakes once for a request, not once per part.
+    ///
+    /// `referencing`: the pipe takes references to the parts' pages (vmsplice) instead of a copy
+    /// (writev), which spares the gateway the copy and the pipe's page allocations; the worker's read
+    /// is the one copy. The caller must then keep every part alive and unchanged until the worker has
+    /// read it (`WorkerSlot.perform` keeps them until the worker answered the last), and count what
+    /// the parts take of the pipe by pages (`ExtractionRequest.pipeFootprint`). A kernel without
+    /// vmsplice gets the copy.
     func write(
-        _ parts: [ArraySlice<UInt8>], deadline: ContinuousClock.Instant, wake: WakePipe, interrupted: () -> Bool
+        _ parts: [ArraySlice<UInt8>], referencing: Bool = false, deadline: ContinuousClock.Instant, wake: WakePipe,
+        interrupted: () -> Bool
     ) -> WriteOutcome {
+        var referencing = referencing
         let total = parts.reduce(0) { $0 + $1.count }
         return WorkerProcess.withBuffers(parts[...], []) { buffers in
             var done = 0
@@ -220,7 +230,11 @@ final class WorkerProcess {
                     vectors.append(iovec(iov_base: UnsafeMutableRawPointer(mutating: base + skip), iov_len: buffer.count - skip))
                     skip = 0
                 }
-                let written = writev(input, vectors, Int32(vectors.count))
+                var written = referencing ? csandbox_vmsplice(input, vectors, UInt(vectors.count)) : 0
+                if referencing, written < 0, errno == ENOSYS || errno == EINVAL {
+                    referencing = false  // no vmsplice here (or not a pipe): copy instead
+                }
+                if !referencing { written = writev(input, vectors, Int32(vectors.count)) }
                 if written > 0 {
                     done += written
                     continue
@@ -239,6 +253,52 @@ final class WorkerProcess {
                 }
             }
             return .done
+        }
+    }
+
+    /// Writes as much of `parts` as the pipe `fd` takes now, without waiting, by reference (as `write` with
+    /// `referencing`): for a task that hands a request to an idle worker itself (`PoolCore.submit`), on a
+    /// thread that does not block SIGPIPE, so it is blocked around the call (and a pending one consumed).
+    ///
+    /// - Returns: the bytes written (perhaps fewer than all, perhaps none), or nil when the pipe is closed or
+    ///   failed (the worker died).
+    static func writeNow(_ parts: [ArraySlice<UInt8>], to fd: Int32) -> Int? {
+        var pipeSignal = sigset_t()
+        sigemptyset(&pipeSignal)
+        sigaddset(&pipeSignal, SIGPIPE)
+        var previous = sigset_t()
+        pthread_sigmask(SIG_BLOCK, &pipeSignal, &previous)
+        defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
+        let total = parts.reduce(0) { $0 + $1.count }
+        return withBuffers(parts[...], []) { buffers -> Int? in
+            var done = 0
+            var referencing = true
+            var vectors: [iovec] = []
+            vectors.reserveCapacity(buffers.count)
+            while done < total {
+                vectors.removeAll(keepingCapacity: true)
+                var skip = done
+                for buffer in buffers {
+                    guard skip < buffer.count, let base = buffer.baseAddress else {
+                        skip -= buffer.count
+                        continue
+                    }
+                    vectors.append(iovec(iov_base: UnsafeMutableRawPointer(mutating: base + skip), iov_len: buffer.count - skip))
+                    skip = 0
+                }
+                var written = referencing ? csandbox_vmsplice(fd, vectors, UInt(vectors.count)) : 0
+                if referencing, written < 0, errno == ENOSYS || errno == EINVAL { referencing = false }
+                if !referencing { written = writev(fd, vectors, Int32(vectors.count)) }
+                if written > 0 {
+                    done += written
+                    continue
+                }
+                if written < 0 && errno == EINTR { continue }
+                if written < 0 && errno == EAGAIN { return done }
+                if written < 0 && errno == EPIPE { discardPendingSIGPIPE() }
+                return nil
+            }
+            return done
         }
     }
 

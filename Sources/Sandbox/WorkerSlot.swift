@@ -38,7 +38,10 @@ struct WorkerSlot: Sendable {
             let (next, condemned) = core.nextJobs(
                 slot: index, pipeBytes: worker?.requestPipeBytes ?? 0,
                 maxBatch: max(
-                    1, min(WorkerSlot.maxBatch, configuration.maxDocumentsPerWorker - (worker?.documentsCompleted ?? 0))))
+                    1, min(WorkerSlot.maxBatch, configuration.maxDocumentsPerWorker - (worker?.documentsCompleted ?? 0))),
+                handOff: worker.map {
+                    PoolCore.HandOffTarget(input: $0.input, pipeBytes: $0.requestPipeBytes, processID: $0.processID)
+                })
             if let current = worker, condemned == current.processID {  // its last graph did not decode
                 current.stop()
                 worker = nil
@@ -52,7 +55,19 @@ struct WorkerSlot: Sendable {
                 return
             case .idle:
                 if let current = worker {
-                    switch current.wait(writing: false, deadline: nil, wake: wake, interrupted: { true }) {
+                    // A task may write a request to the worker meanwhile (`PoolCore.submit`) without waking this
+                    // thread: its answer does, or the tick, which bounds how late its deadline starts counting.
+                    let event = current.wait(
+                        writing: false, deadline: .now + WorkerSlot.handOffTick, wake: wake, interrupted: { true })
+                    if let handed = core.claimHanded(slot: index) {
+                        if !perform([handed.job], on: current, handed: handed) {
+                            worker = nil
+                        } else if servedItsTime(current) {
+                            worker = nil
+                        }
+                        continue
+                    }
+                    switch event {
                     case .interrupted, .timedOut: break
                     case .ready, .closed:
                         // A worker that speaks unasked or dies while idle is replaced; no document is affected.
@@ -85,16 +100,25 @@ struct WorkerSlot: Sendable {
                 }
                 if !perform(jobs, on: current) {  // already killed, reaped and recorded
                     worker = nil
-                } else if current.documentsCompleted >= configuration.maxDocumentsPerWorker
-                    || current.busyTime >= configuration.busyTimeBudget
-                {
-                    current.retire(grace: configuration.retireGrace)  // served its time
+                } else if servedItsTime(current) {
                     worker = nil
-                    core.workerStopped(slot: index)
                 }
             }
         }
     }
+
+    /// Retires `worker` if it has served its time (documents or busy time); true if it did.
+    private func servedItsTime(_ worker: WorkerProcess) -> Bool {
+        guard worker.documentsCompleted >= configuration.maxDocumentsPerWorker
+            || worker.busyTime >= configuration.busyTimeBudget
+        else { return false }
+        worker.retire(grace: configuration.retireGrace)
+        core.workerStopped(slot: index)
+        return true
+    }
+
+    /// How often a slot waiting idle on its worker looks for a request a task handed it.
+    static let handOffTick: Duration = .milliseconds(50)
 
     /// Starts a worker, recording the outcome with the pool.
     private func start() -> WorkerProcess? {
@@ -118,24 +142,30 @@ struct WorkerSlot: Sendable {
     /// earlier one go back to the head of the queue, for a fresh worker.
     ///
     /// - Returns: whether the worker may be used again (false: it was killed, reaped and recorded).
-    private func perform(_ batch: [PoolCore.Job], on worker: WorkerProcess) -> Bool {
+    /// `handed`: the one job of the batch, which a task already wrote (perhaps in part) to the worker.
+    private func perform(_ batch: [PoolCore.Job], on worker: WorkerProcess, handed: PoolCore.Handed? = nil) -> Bool {
         var jobs = batch
-        if jobs.count > 1, jobs.reduce(0, { $0 + $1.request.frameBytes }) > worker.requestPipeBytes {
+        if jobs.count > 1, jobs.reduce(0, { $0 + $1.request.pipeFootprint }) > worker.requestPipeBytes {
             core.requeue(Array(jobs.dropFirst()), slot: index)  // a worker with a smaller pipe than its predecessor's
             jobs = [jobs[0]]
         }
-        let startedAt = ContinuousClock.now
+        let startedAt = handed?.at ?? .now
         defer { worker.busyTime += .now - startedAt }
-        var parts: [ArraySlice<UInt8>] = []
-        parts.reserveCapacity(2 * jobs.count)
-        for job in jobs {
-            parts.append(job.request.framePrefix[...])
-            parts.append(job.request.document[...])
+        var parts: [ArraySlice<UInt8>] = handed?.parts ?? []
+        if handed == nil {
+            parts.reserveCapacity(2 * jobs.count)
+            for job in jobs {
+                parts.append(job.request.framePrefix[...])
+                parts.append(job.request.document[...])
+            }
         }
         let first = jobs[0]
         let failure: SandboxFailure?
+        // The pipe refers to these bytes (no copy) until the worker reads them: `parts` (the prefixes and the
+        // documents) lives until the last answer is in, below.
         switch worker.write(
-            parts, deadline: startedAt + first.deadline, wake: wake,
+            WorkerSlot.dropping(handed?.written ?? 0, from: parts), referencing: true,
+            deadline: startedAt + first.deadline, wake: wake,
             interrupted: { core.isCancelRequested(slot: index, id: first.request.id) })
         {
         case .done: failure = nil
@@ -150,29 +180,39 @@ struct WorkerSlot: Sendable {
             core.requeue(Array(jobs.dropFirst()), slot: index)
             return false
         }
-        var begun = startedAt
-        for (position, job) in jobs.enumerated() {
-            let (answer, keep) = receive(job, from: worker, deadline: begun + job.deadline)
-            if !keep { core.workerStopped(slot: index) }  // before the answer: the task may look at the pool
-            core.finish(job, slot: index, answer: answer)
-            guard keep else {
-                core.requeue(Array(jobs[(position + 1)...]), slot: index)
-                return false
+        return withExtendedLifetime(parts) {
+            var begun = startedAt
+            for (position, job) in jobs.enumerated() {
+                let (answer, keep) = receive(
+                    job, from: worker, deadline: begun + job.deadline, reached: position == 0)
+                if !keep { core.workerStopped(slot: index) }  // before the answer: the task may look at the pool
+                // The worker read this document whole before it answered, so its task may now free the bytes.
+                core.finish(job, slot: index, answer: answer)
+                guard keep else {
+                    core.requeue(Array(jobs[(position + 1)...]), slot: index)
+                    return false
+                }
+                begun = .now
             }
-            begun = .now
+            return true
         }
-        return true
     }
 
     /// Reads the worker's answer to `job`, the document it works on now.
     ///
+    /// - Parameter reached: the worker started on `job` when it was written (the first of its batch, or
+    ///   one a task handed): cancelling it stops the worker at once, as for one cancelled from now on.
     /// - Returns: the answer, and whether the worker may be used again (it answered properly).
     private func receive(
-        _ job: PoolCore.Job, from worker: WorkerProcess, deadline: ContinuousClock.Instant
+        _ job: PoolCore.Job, from worker: WorkerProcess, deadline: ContinuousClock.Instant, reached: Bool
     ) -> (PoolCore.Answer, Bool) {
         let request = job.request
         // Cancelled while it waited in the batch: the worker has it and answers it; the answer is dropped.
-        let cancelledEarlier = core.isCancelRequested(slot: index, id: request.id)
+        let cancelledEarlier = !reached && core.isCancelRequested(slot: index, id: request.id)
+        // Cancelled before this thread took it up (a handed job: the wake-up that said so is spent).
+        if reached && core.isCancelRequested(slot: index, id: request.id) {
+            return (.failure(cancelled(worker)), false)
+        }
         let interrupted = { !cancelledEarlier && core.isCancelRequested(slot: index, id: request.id) }
         let (answer, keep) = read(job, from: worker, deadline: deadline, interrupted: interrupted)
         guard cancelledEarlier, keep else { return (answer, keep) }
@@ -215,6 +255,22 @@ struct WorkerSlot: Sendable {
             worker.documentsCompleted += 1
             return (.failure(SandboxFailure(code: .memoryLimit, reason: reason)), true)
         }
+    }
+
+    /// `parts` without their first `count` bytes.
+    static func dropping(_ count: Int, from parts: [ArraySlice<UInt8>]) -> [ArraySlice<UInt8>] {
+        guard count > 0 else { return parts }
+        var rest = count
+        var kept: [ArraySlice<UInt8>] = []
+        for part in parts {
+            if rest >= part.count {
+                rest -= part.count
+                continue
+            }
+            kept.append(part.dropFirst(rest))
+            rest = 0
+        }
+        return kept
     }
 
     // MARK: - Failures

@@ -254,6 +254,154 @@ extension WorkerProcessTests {
         }
     }
 
+    /// A document that finds a worker idle is written to it by the task that asks (no wake-up of the slot's
+    /// thread); the slot thread still answers it, with the same deadlines, cancellation and failures.
+    @Suite("Worker pool: hand-off to an idle worker")
+    struct HandOffTests {
+        /// Waits until the pool's only slot has answered a document and is back waiting on its worker, where
+        /// a task may hand it the next (at the pool's start the slot may still be on its way there); returns
+        /// how many documents were handed off so far.
+        static func idle(_ pool: WorkerPool) async throws -> Int {
+            _ = try #require(await pool.probe("echo").value)
+            #expect(await eventually { pool.workers.first?.isBusy == false })
+            return try #require(pool.workers.first?.handedOff)
+        }
+
+        @Test("documents asked one at a time go from the task to the idle worker, and come back")
+        func handedOneByOne() async throws {
+            try await withWorkerPool(configuration: .probe(workers: 1)) { pool in
+                let worker = try #require(pool.workers.first?.processID)
+                var handed = try await Self.idle(pool)
+                for index in 0..<20 {
+                    // Once its thread is back waiting on the worker (else the document is queued for it, as usual).
+                    #expect(await eventually { pool.workers.first?.isBusy == false })
+                    let graph = try #require(await pool.probe("echo \(index)").value)
+                    #expect(BatchTests.echoedBy(.success(graph)) == worker)
+                    #expect(graph.nodes.first?.values("length").first?.text == String("echo \(index)".utf8.count))
+                }
+                let status = try #require(pool.workers.first)
+                #expect(status.handedOff - handed == 20)
+                handed = status.handedOff
+                #expect(status.documentsCompleted == 21)
+                #expect(status.restarts == 0)
+            }
+        }
+
+        @Test("a deadline shorter than the slot's tick is not handed off; the slot thread writes it")
+        func shortDeadlineQueued() async throws {
+            try await withWorkerPool(configuration: .probe(workers: 1)) { pool in
+                var handed = try await Self.idle(pool)
+                #expect(await pool.probe("echo", deadline: PoolCore.shortestHandedDeadline / 2).value != nil)
+                #expect(pool.workers.first?.handedOff == handed)
+                handed = try await Self.idle(pool)
+                #expect(await pool.probe("echo", deadline: PoolCore.shortestHandedDeadline).value != nil)
+                #expect(pool.workers.first?.handedOff == handed + 1)
+            }
+        }
+
+        @Test("a handed document that never ends times out at its deadline; its worker is replaced")
+        func handedTimeout() async throws {
+            try await withWorkerPool(configuration: .probe(workers: 1)) { pool in
+                let first = try #require(pool.workers.first?.processID)
+                let handed = try await Self.idle(pool)
+                let start = ContinuousClock.now
+                let failure = try #require(await pool.probe("loop", deadline: .milliseconds(400)).failure)
+                let elapsed = ContinuousClock.now - start
+                #expect(pool.workers.first?.handedOff == handed + 1)
+                #expect(failure.code == .timeout)
+                #expect(failure.termination == .signaled(SIGKILL))
+                #expect(elapsed >= .milliseconds(400) && elapsed < .milliseconds(400) + .seconds(1))
+                #expect(!processExists(first))
+                #expect(await pool.echoes(2) == 2)
+            }
+        }
+
+        @Test("a handed document whose worker crashes yields sandbox.crashed; the next is handed to its successor")
+        func handedCrash() async throws {
+            try await withWorkerPool(configuration: .probe(workers: 1)) { pool in
+                let first = try #require(pool.workers.first?.processID)
+                let handed = try await Self.idle(pool)
+                let crash = try #require(await pool.probe("crash").failure)
+                #expect(crash.code == .crashed)
+                #expect(crash.reason.contains("worker \(first)"))
+                #expect(await eventually { pool.workers.first.map { !$0.isBusy && $0.processID != first } ?? false })
+                let graph = try #require(await pool.probe("echo").value)
+                let second = try #require(BatchTests.echoedBy(.success(graph)))
+                #expect(second != first)
+                #expect(pool.workers.first?.handedOff == handed + 2)
+            }
+        }
+
+        @Test("a handed document cancelled while its worker is on it: sandbox.cancelled at once, worker replaced")
+        func handedCancelled() async throws {
+            try await withWorkerPool(configuration: .probe(workers: 1)) { pool in
+                let handed = try await Self.idle(pool)
+                let task = Task { await pool.probe("loop", deadline: .seconds(30)) }
+                let victim = try #require(await pool.busyWorker())
+                let start = ContinuousClock.now
+                task.cancel()
+                #expect(await task.value.failureCode == .cancelled)
+                #expect(ContinuousClock.now - start < .seconds(2))
+                #expect(pool.workers.first?.handedOff == handed + 1)
+                #expect(await eventually { !processExists(victim) })
+                #expect(await pool.echoes(2) == 2)
+            }
+        }
+
+        @Test("a worker that dies while idle: the next document, handed or queued, goes to its successor")
+        func handedToDeadWorker() async throws {
+            try await withWorkerPool(configuration: .probe(workers: 1)) { pool in
+                let victim = try #require(pool.workers.first?.processID)
+                kill(victim, SIGKILL)
+                #expect(await eventually { procStatus(victim, "State")?.hasPrefix("Z") ?? true })
+                // Either the slot has replaced it already, or the task's write meets a pipe with no reader (EPIPE)
+                // and queues the document for the replacement.
+                let graph = try #require(await pool.probe("echo").value)
+                let successor = try #require(BatchTests.echoedBy(.success(graph)))
+                #expect(successor != victim)
+                #expect(pool.workers.first?.restarts == 1)
+            }
+        }
+    }
+
+    /// The task's own write (`WorkerProcess.writeNow`), on a thread that does not block SIGPIPE.
+    @Suite("Worker pool: a task's write to a worker's pipe")
+    struct HandOffWriteTests {
+        @Test("a pipe with no reader: nil (EPIPE), no SIGPIPE left pending, the thread's signal mask as it was")
+        func noReader() throws {
+            let pipe = try #require(Descriptors.pipe(flags: O_NONBLOCK))
+            defer { Descriptors.close(pipe.write) }
+            Descriptors.close(pipe.read)
+            var before = sigset_t()
+            pthread_sigmask(SIG_BLOCK, nil, &before)
+            let bytes = [UInt8](repeating: 0x41, count: 10_000)
+            #expect(WorkerProcess.writeNow([bytes[...]], to: pipe.write) == nil)  // and this process lives on
+            var after = sigset_t()
+            pthread_sigmask(SIG_BLOCK, nil, &after)
+            #expect(sigismember(&after, SIGPIPE) == sigismember(&before, SIGPIPE))
+            var pending = sigset_t()
+            sigpending(&pending)
+            #expect(sigismember(&pending, SIGPIPE) == 0)
+        }
+
+        @Test("a pipe with less room than the request: the bytes it took, without waiting; the reader gets them in order")
+        func partial() throws {
+            let pipe = try #require(Descriptors.pipe(flags: O_NONBLOCK))
+            defer {
+                Descriptors.close(pipe.read)
+                Descriptors.close(pipe.write)
+            }
+            let prefix: [UInt8] = [1, 2, 3]
+            let document = (0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+            let written = try #require(WorkerProcess.writeNow([prefix[...], document[...]], to: pipe.write))
+            #expect(written > 0 && written < prefix.count + document.count)
+            var received = [UInt8](repeating: 0, count: written)
+            #expect(read(pipe.read, &received, written) == written)
+            #expect(received == Array((prefix + document).prefix(written)))
+            #expect(WorkerSlot.dropping(written, from: [prefix[...], document[...]]).flatMap { $0 } == Array((prefix + document).dropFirst(written)))
+        }
+    }
+
     /// Documents that queue while a worker is busy go to it together, in one write, and are answered one
     /// by one; a failure on one of them costs that document only.
     @Suite("Worker pool: batches")
