@@ -220,21 +220,8 @@ final class WorkerProcess {
             var vectors: [iovec] = []
             vectors.reserveCapacity(buffers.count)
             while done < total {
-                vectors.removeAll(keepingCapacity: true)
-                var skip = done
-                for buffer in buffers {
-                    guard skip < buffer.count, let base = buffer.baseAddress else {
-                        skip -= buffer.count
-                        continue
-                    }
-                    vectors.append(iovec(iov_base: UnsafeMutableRawPointer(mutating: base + skip), iov_len: buffer.count - skip))
-                    skip = 0
-                }
-                var written = referencing ? csandbox_vmsplice(input, vectors, UInt(vectors.count)) : 0
-                if referencing, written < 0, errno == ENOSYS || errno == EINVAL {
-                    referencing = false  // no vmsplice here (or not a pipe): copy instead
-                }
-                if !referencing { written = writev(input, vectors, Int32(vectors.count)) }
+                let written = WorkerProcess.writeOnce(
+                    buffers, from: done, to: input, referencing: &referencing, vectors: &vectors)
                 if written > 0 {
                     done += written
                     continue
@@ -276,19 +263,7 @@ final class WorkerProcess {
             var vectors: [iovec] = []
             vectors.reserveCapacity(buffers.count)
             while done < total {
-                vectors.removeAll(keepingCapacity: true)
-                var skip = done
-                for buffer in buffers {
-                    guard skip < buffer.count, let base = buffer.baseAddress else {
-                        skip -= buffer.count
-                        continue
-                    }
-                    vectors.append(iovec(iov_base: UnsafeMutableRawPointer(mutating: base + skip), iov_len: buffer.count - skip))
-                    skip = 0
-                }
-                var written = referencing ? csandbox_vmsplice(fd, vectors, UInt(vectors.count)) : 0
-                if referencing, written < 0, errno == ENOSYS || errno == EINVAL { referencing = false }
-                if !referencing { written = writev(fd, vectors, Int32(vectors.count)) }
+                let written = writeOnce(buffers, from: done, to: fd, referencing: &referencing, vectors: &vectors)
                 if written > 0 {
                     done += written
                     continue
@@ -303,6 +278,31 @@ final class WorkerProcess {
     }
 
     /// Runs `body` with the bytes of every part in hand (nested, so that no pointer outlives its part).
+    /// One `vmsplice` (when `referencing`) or `writev` of `buffers` from byte `done` on to `fd`: its result, with
+    /// `errno` set when negative. A kernel without vmsplice (or an `fd` that is not a pipe) turns `referencing` off
+    /// and gets the copy. `vectors` is the caller's scratch, kept between calls.
+    private static func writeOnce(
+        _ buffers: [UnsafeRawBufferPointer], from done: Int, to fd: Int32, referencing: inout Bool,
+        vectors: inout [iovec]
+    ) -> Int {
+        vectors.removeAll(keepingCapacity: true)
+        var skip = done
+        for buffer in buffers {
+            guard skip < buffer.count, let base = buffer.baseAddress else {
+                skip -= buffer.count
+                continue
+            }
+            vectors.append(iovec(iov_base: UnsafeMutableRawPointer(mutating: base + skip), iov_len: buffer.count - skip))
+            skip = 0
+        }
+        if referencing {
+            let written = csandbox_vmsplice(fd, vectors, UInt(vectors.count))
+            guard written < 0, errno == ENOSYS || errno == EINVAL else { return written }
+            referencing = false  // no vmsplice here (or not a pipe): copy instead
+        }
+        return writev(fd, vectors, Int32(vectors.count))
+    }
+
     private static func withBuffers<Result>(
         _ parts: ArraySlice<ArraySlice<UInt8>>, _ collected: [UnsafeRawBufferPointer],
         _ body: ([UnsafeRawBufferPointer]) -> Result
