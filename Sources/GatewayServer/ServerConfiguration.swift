@@ -138,8 +138,9 @@ package struct ServerConfiguration: Sendable, Hashable {
     /// default) or a nice value 0...19. Below the rest, a busy machine gives ingestion the CPU first and delivers with
     /// what is left: deliveries wait, ingestion does not.
     package var webhookPriority = BackgroundEventLoops.Priority.idle
-    /// Webhooks: while the rest of the machine keeps its cores busy (90% of them or more), the share of one core's
-    /// time deliveries may take (``DeliveryPacing``); they catch up when the load falls. 1: never paced.
+    /// Webhooks: while the machine is saturated (``DeliveryPacing``: from 95% of the cores busy, until the rest use
+    /// less than 85%), the share of one core's time deliveries may take; they catch up when the load falls. 1: never
+    /// paced.
     package var webhookBusyShare = 0.1
     /// Webhooks: how long the dispatcher's lease lasts (renewed at a third of it): how long deliveries wait for
     /// another node when the dispatching one dies.

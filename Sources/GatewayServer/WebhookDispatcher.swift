@@ -203,8 +203,8 @@ package struct WebhookDispatcher: Service {
         }
     }
 
-    /// Waits while ``pacing`` says the machine is busy and the deliveries have used their share of it. - Returns:
-    /// false when the dispatcher stopped or the task was cancelled meanwhile.
+    /// Waits while ``pacing`` says the machine is busy and the deliveries have used their share of it.
+    /// - Returns: false when the dispatcher stopped or the task was cancelled meanwhile.
     func paced(_ state: DispatchState) async -> Bool {
         guard let pacing else { return true }
         while !state.isStopped {
