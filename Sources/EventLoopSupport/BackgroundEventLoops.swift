@@ -74,12 +74,10 @@ package struct BackgroundEventLoops: Sendable {
         var clocks: [clockid_t] = []
         for loop in group.makeIterator() {
             executors.append(EventLoopTaskExecutor(loop))
-            let clock = try? loop.submit { () -> clockid_t? in
+            // On the loop's thread, once: its priority set, and its CPU-time clock.
+            let reported = try? loop.submit { () -> (Applied, clockid_t?) in
                 var clock = clockid_t()
-                return pthread_getcpuclockid(pthread_self(), &clock) == 0 ? clock : nil
-            }.wait()
-            if let clock { clocks.append(clock) }
-            let reported = try? loop.submit { () -> Applied in
+                let hasClock = pthread_getcpuclockid(pthread_self(), &clock) == 0
                 #if os(Linux)
                 // `who` and `pid` 0 are the calling thread under Linux (not the whole process, as POSIX has it).
                 let which = __priority_which_t(PRIO_PROCESS.rawValue)
@@ -91,12 +89,14 @@ package struct BackgroundEventLoops: Sendable {
                     var parameters = sched_param(sched_priority: 0)
                     _ = sched_setscheduler(0, Self.schedIdle, &parameters)
                 }
-                return Applied(niceness: getpriority(which, 0), idle: sched_getscheduler(0) == Self.schedIdle)
+                let applied = Applied(niceness: getpriority(which, 0), idle: sched_getscheduler(0) == Self.schedIdle)
                 #else
-                return Applied(niceness: 0, idle: false)
+                let applied = Applied(niceness: 0, idle: false)
                 #endif
+                return (applied, hasClock ? clock : nil)
             }.wait()
-            applied.append(reported ?? Applied(niceness: 0, idle: false))
+            applied.append(reported?.0 ?? Applied(niceness: 0, idle: false))
+            if let clock = reported?.1 { clocks.append(clock) }
         }
         self.group = group
         self.executors = executors
