@@ -277,7 +277,6 @@ final class WorkerProcess {
         }
     }
 
-    /// Runs `body` with the bytes of every part in hand (nested, so that no pointer outlives its part).
     /// One `vmsplice` (when `referencing`) or `writev` of `buffers` from byte `done` on to `fd`: its result, with
     /// `errno` set when negative. A kernel without vmsplice (or an `fd` that is not a pipe) turns `referencing` off
     /// and gets the copy. `vectors` is the caller's scratch, kept between calls.
@@ -303,6 +302,7 @@ final class WorkerProcess {
         return writev(fd, vectors, Int32(vectors.count))
     }
 
+    /// Runs `body` with the bytes of every part in hand (nested, so that no pointer outlives its part).
     private static func withBuffers<Result>(
         _ parts: ArraySlice<ArraySlice<UInt8>>, _ collected: [UnsafeRawBufferPointer],
         _ body: ([UnsafeRawBufferPointer]) -> Result

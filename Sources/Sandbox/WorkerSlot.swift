@@ -60,11 +60,8 @@ struct WorkerSlot: Sendable {
                     let event = current.wait(
                         writing: false, deadline: .now + WorkerSlot.handOffTick, wake: wake, interrupted: { true })
                     if let handed = core.claimHanded(slot: index) {
-                        if !perform([handed.job], on: current, handed: handed) {
-                            worker = nil
-                        } else if servedItsTime(current) {
-                            worker = nil
-                        }
+                        // Not to be used again: killed, reaped and recorded, or retired.
+                        if !perform([handed.job], on: current, handed: handed) || servedItsTime(current) { worker = nil }
                         continue
                     }
                     switch event {
@@ -98,11 +95,8 @@ struct WorkerSlot: Sendable {
                     }
                     continue
                 }
-                if !perform(jobs, on: current) {  // already killed, reaped and recorded
-                    worker = nil
-                } else if servedItsTime(current) {
-                    worker = nil
-                }
+                // Not to be used again: killed, reaped and recorded, or retired.
+                if !perform(jobs, on: current) || servedItsTime(current) { worker = nil }
             }
         }
     }
@@ -207,12 +201,11 @@ struct WorkerSlot: Sendable {
         _ job: PoolCore.Job, from worker: WorkerProcess, deadline: ContinuousClock.Instant, reached: Bool
     ) -> (PoolCore.Answer, Bool) {
         let request = job.request
-        // Cancelled while it waited in the batch: the worker has it and answers it; the answer is dropped.
-        let cancelledEarlier = !reached && core.isCancelRequested(slot: index, id: request.id)
+        let cancelRequested = core.isCancelRequested(slot: index, id: request.id)
         // Cancelled before this thread took it up (a handed job: the wake-up that said so is spent).
-        if reached && core.isCancelRequested(slot: index, id: request.id) {
-            return (.failure(cancelled(worker)), false)
-        }
+        if reached && cancelRequested { return (.failure(cancelled(worker)), false) }
+        // Cancelled while it waited in the batch: the worker has it and answers it; the answer is dropped.
+        let cancelledEarlier = !reached && cancelRequested
         let interrupted = { !cancelledEarlier && core.isCancelRequested(slot: index, id: request.id) }
         let (answer, keep) = read(job, from: worker, deadline: deadline, interrupted: interrupted)
         guard cancelledEarlier, keep else { return (answer, keep) }
