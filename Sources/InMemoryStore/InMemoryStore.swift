@@ -124,7 +124,7 @@ package final class InMemoryStore: ManagedStore {
         }
         let domains = reads.senderDomains
         let owner = OwnerContext(
-            sourceDomain: reads.sourceDomain,
+            senderDomains: domains,
             preferences: state.senderPreferences.filter { $0.owner == reads.owner && domains.contains($0.domain) },
             profile: reads.ownerNames ? state.profiles[reads.owner] : nil)
         let plan = ReservationLifecycle.plan(

@@ -41,14 +41,8 @@ package struct OwnerContext: Hashable, Sendable {
         self.names = names
     }
 
-    /// The context from what the backend read: the owner's preferences for ``LifecycleReads/senderDomains`` and
-    /// their profile.
-    package init(sourceDomain: String, preferences: [SenderPreference], profile: OwnerProfile?) {
-        self.init(
-            senderDomains: SenderPreference.candidateDomains(for: sourceDomain), preferences: preferences, profile: profile)
-    }
-
-    /// The context from what the backend read for ``LifecycleReads/senderDomains`` (given, as the backend has them).
+    /// The context from what the backend read: the owner's preferences for ``LifecycleReads/senderDomains`` (given,
+    /// as the backend has them already) and their profile.
     package init(senderDomains: [String], preferences: [SenderPreference], profile: OwnerProfile?) {
         self.init(
             senderDecision: SenderPreference.decision(amongCandidates: senderDomains, preferences),
