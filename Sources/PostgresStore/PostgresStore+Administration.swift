@@ -135,8 +135,8 @@ extension PostgresStore {
             case .changeEvents:
                 return try await Self.rows(
                     """
-                    SELECT \(unescaped: StoreSQLNames.changeColumns) FROM change_event WHERE position > \(id)
-                    ORDER BY position LIMIT \(limit)
+                    SELECT \(unescaped: StoreSQLNames.changeColumns) FROM change_event e \(unescaped: StoreSQLNames.changeJoins)
+                    WHERE e.position > \(id) ORDER BY e.position LIMIT \(limit)
                     """, on: connection, logger: logger
                 ).map { .change(try Self.changeEvent(Cells($0))) }
             case .webhooks:
@@ -283,18 +283,13 @@ extension PostgresStore {
             try await upsert(profile, on: connection, logger: logger)
         case .change(let event):
             let stored = event.reservation
-            let content = stored.content
             try await connection.query(
                 """
                 INSERT INTO change_event (position, change, recorded_at, channel, \(unescaped: StoreSQLNames.changeRecordColumns))
                 VALUES (\(event.position), \(event.kind.rawValue), \(ms(event.recordedAt)), \(event.channel?.rawValue),
-                    \(stored.id), \(stored.owner.address), \(stored.sourceDomain), \(stored.itemReference),
-                    \(content.containerReference), \(content.status.rawValue), \(content.isMinimalCancellation),
-                    \(content.senderTime?.milliseconds), \(content.senderTime?.source.rawValue), \(content.kind),
-                    \(content.payload), \(content.flags), \(content.source), \(try content.provenance.storedJSON()),
-                    \(content.endsAt.map(ms)), \(Int64(stored.version)), \(ms(stored.createdAt)), \(ms(stored.updatedAt)),
-                    \(stored.cancelledAt.map(ms)), \(stored.consent.state.rawValue), \(stored.consent.reason.rawValue),
-                    \(ms(stored.consent.changedAt)))
+                    \(stored.id), \(Int64(stored.version)), \(stored.owner.address), \(stored.sourceDomain),
+                    \(stored.content.senderTime?.milliseconds), \(stored.content.senderTime?.source.rawValue),
+                    \(stored.consent.state.rawValue), \(stored.consent.reason.rawValue), \(ms(stored.consent.changedAt)))
                 """, logger: logger)
         case .webhook(let stored):
             let hook = stored.webhook

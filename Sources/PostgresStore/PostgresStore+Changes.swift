@@ -20,11 +20,11 @@ extension PostgresStore {
         return try await withConnection("change feed") { [owner, domain] connection in
             try await Self.rows(
                 """
-                SELECT \(unescaped: StoreSQLNames.changeColumns) FROM change_event
-                WHERE position > \(position)
-                    AND (\(owner)::text IS NULL OR owner = \(owner))
-                    AND (\(domain)::text IS NULL OR source_domain = \(domain) OR source_domain LIKE \(pattern) ESCAPE '\\')
-                ORDER BY position LIMIT \(limit)
+                SELECT \(unescaped: StoreSQLNames.changeColumns) FROM change_event e \(unescaped: StoreSQLNames.changeJoins)
+                WHERE e.position > \(position)
+                    AND (\(owner)::text IS NULL OR e.owner = \(owner))
+                    AND (\(domain)::text IS NULL OR e.source_domain = \(domain) OR e.source_domain LIKE \(pattern) ESCAPE '\\')
+                ORDER BY e.position LIMIT \(limit)
                 """, on: connection, logger: logger
             ).map { try Self.changeEvent(Cells($0)) }
         }

@@ -159,8 +159,8 @@ extension PostgresStore {
                 tokens: tokens,
                 changes: try await Self.rows(
                     """
-                    SELECT \(unescaped: StoreSQLNames.changeColumns) FROM change_event
-                    WHERE owner = \(owner.address) AND position IS NOT NULL ORDER BY position
+                    SELECT \(unescaped: StoreSQLNames.changeColumns) FROM change_event e \(unescaped: StoreSQLNames.changeJoins)
+                    WHERE e.owner = \(owner.address) AND e.position IS NOT NULL ORDER BY e.position
                     """, on: connection, logger: logger
                 ).map { try Self.changeEvent(Cells($0)) },
                 webhooks: try await Self.rows(

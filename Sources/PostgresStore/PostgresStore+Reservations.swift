@@ -149,9 +149,9 @@ extension PostgresStore {
         return plan
     }
 
-    /// Executes a plan's writes in order. A record's write and the change event that copies it, where they follow each
+    /// Executes a plan's writes in order. A record's write and the change event that names it, where they follow each
     /// other (a new record and its event; an archived and overwritten record and its event), are one statement: one
-    /// round trip, not two or three, the event copying the row the write returned.
+    /// round trip, not two or three, the event taking its columns from the row the write returned.
     static func execute(_ writes: [LifecycleWrite], on connection: PostgresConnection, logger: Logger) async throws {
         var index = writes.startIndex
         /// The change recorded by the write at `position`, if it is one (and of `key`, when given).
@@ -237,7 +237,7 @@ extension PostgresStore {
     /// ``LifecycleWrite/overwrite(recordID:version:content:at:cancelledAt:)``, with the
     /// ``LifecycleWrite/archive(recordID:)`` of the same record before it when `archiving` and the
     /// ``LifecycleWrite/recordChange(key:kind:at:channel:)`` after it if any, in one statement. Its parts see one
-    /// snapshot: the archive copies the version before the overwrite, and the event copies the overwritten row (and
+    /// snapshot: the archive copies the version before the overwrite, and the event names the overwritten row (and
     /// only when it is the record at the change's key, as a separate statement would find it).
     private static func overwriteRecordingChange(
         recordID: Int64, version: Int, content: ReservationContent, at: Date, cancelledAt: Date?, archiving: Bool,
@@ -262,7 +262,7 @@ extension PostgresStore {
                     ends_at = \(content.endsAt.map(StoreTime.milliseconds)), version = \(Int64(version)),
                     updated_at = \(StoreTime.milliseconds(at)), cancelled_at = \(cancelledAt.map(StoreTime.milliseconds))
                 WHERE id = \(recordID) AND version = \(Int64(version - 1))
-                RETURNING \(unescaped: StoreSQLNames.changeCopiedColumns)
+                RETURNING \(unescaped: StoreSQLNames.changeCopiedColumns), item_reference
             ), recorded AS (
                 INSERT INTO change_event (change, recorded_at, channel, \(unescaped: StoreSQLNames.changeRecordColumns))
                 SELECT \(change?.kind.rawValue), \(change.map { StoreTime.milliseconds($0.at) }), \(change?.channel?.rawValue),

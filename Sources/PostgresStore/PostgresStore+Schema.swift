@@ -325,6 +325,21 @@ extension PostgresStore {
             CREATE INDEX reservation_by_container ON reservation (container_reference, owner, source_domain);
             """
         ),
+        // Issue 19, a change costs less to record: an event no longer copies the record; it names the record and its
+        // version (the content is in that version's row, current or archived) and keeps what the feed filters by and
+        // what changes without a new version (the sender time, the owner's consent). The index by time goes (only an
+        // operator's replay of deliveries reads the time, in position order, positions growing with time). The id
+        // stays here: events are numbered after they are written (sequenceChanges), in the order of their ids.
+        (
+            "v7-events",
+            """
+            DROP INDEX change_event_by_time;
+            ALTER TABLE change_event DROP COLUMN item_reference, DROP COLUMN container_reference, DROP COLUMN status,
+                DROP COLUMN is_minimal_cancellation, DROP COLUMN kind, DROP COLUMN payload, DROP COLUMN flags,
+                DROP COLUMN source, DROP COLUMN provenance, DROP COLUMN ends_at, DROP COLUMN created_at,
+                DROP COLUMN updated_at, DROP COLUMN cancelled_at;
+            """
+        ),
     ]
 
     /// The session advisory lock migrations run under ("GWRS", 1): the two-key form, apart from the reservations'

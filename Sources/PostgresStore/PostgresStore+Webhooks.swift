@@ -141,10 +141,11 @@ extension PostgresStore {
             let rows = try await Self.rows(
                 """
                 SELECT \(unescaped: StoreSQLNames.qualified(StoreSQLNames.deliveryColumns, "d")), w.url, w.secret,
-                    \(unescaped: StoreSQLNames.qualified(StoreSQLNames.changeColumns, "e"))
+                    \(unescaped: StoreSQLNames.changeColumns)
                 FROM webhook_delivery d
                 JOIN webhook w ON w.id = d.webhook_id
                 JOIN change_event e ON e.position = d.position
+                \(unescaped: StoreSQLNames.changeJoins)
                 WHERE d.state = 'pending' AND d.next_attempt_at <= \(time)
                     AND NOT EXISTS (
                         SELECT 1 FROM webhook_delivery p

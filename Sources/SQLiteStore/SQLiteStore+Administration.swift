@@ -124,8 +124,8 @@ extension SQLiteStore {
                 return try Row.fetchAll(
                     db,
                     sql: """
-                        SELECT \(StoreSQLNames.changeColumns) FROM change_event WHERE position > ?
-                        ORDER BY position LIMIT ?
+                        SELECT \(StoreSQLNames.changeColumns) FROM change_event e \(StoreSQLNames.changeJoins)
+                        WHERE e.position > ? ORDER BY e.position LIMIT ?
                         """,
                     arguments: [cursor?.id ?? 0, limit]
                 ).map { .change(try Self.changeEvent($0)) }
@@ -273,14 +273,13 @@ extension SQLiteStore {
             try db.execute(
                 sql: """
                     INSERT INTO change_event (position, change, recorded_at, channel, \(StoreSQLNames.changeRecordColumns))
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
                     event.position, event.kind.rawValue, ms(event.recordedAt), event.channel?.rawValue, stored.id,
-                    stored.owner.address, stored.sourceDomain, stored.itemReference,
-                ] + contentArguments(stored.content) + [
-                    stored.version, ms(stored.createdAt), ms(stored.updatedAt), stored.cancelledAt.map(ms),
-                    stored.consent.state.rawValue, stored.consent.reason.rawValue, ms(stored.consent.changedAt),
+                    stored.version, stored.owner.address, stored.sourceDomain, stored.content.senderTime?.milliseconds,
+                    stored.content.senderTime?.source.rawValue, stored.consent.state.rawValue,
+                    stored.consent.reason.rawValue, ms(stored.consent.changedAt),
                 ])
         case .webhook(let stored):
             let hook = stored.webhook

@@ -6,19 +6,19 @@ package import Store
 /// are in commit order already.
 extension SQLiteStore {
     package func changes(after position: Int64, scope: ChangeScope, limit: Int) async throws -> [ChangeEvent] {
-        var sql = "SELECT \(StoreSQLNames.changeColumns) FROM change_event WHERE position > ?"
+        var sql = "SELECT \(StoreSQLNames.changeColumns) FROM change_event e \(StoreSQLNames.changeJoins) WHERE e.position > ?"
         var arguments: StatementArguments = [position]
         switch scope {
         case .all: break
         case .owner(let owner):
-            sql += " AND owner = ?"
+            sql += " AND e.owner = ?"
             _ = arguments.append(contentsOf: [owner.address])
         case .domain(let domain):
             let name = StoreNames.domain(domain)
-            sql += " AND (source_domain = ? OR source_domain LIKE ? ESCAPE '\\')"
+            sql += " AND (e.source_domain = ? OR e.source_domain LIKE ? ESCAPE '\\')"
             _ = arguments.append(contentsOf: [name, StoreNames.subdomainPattern(of: name)])
         }
-        sql += " ORDER BY position LIMIT ?"
+        sql += " ORDER BY e.position LIMIT ?"
         _ = arguments.append(contentsOf: [StoreLimits.clamp(limit)])
         let query = sql
         let bound = arguments

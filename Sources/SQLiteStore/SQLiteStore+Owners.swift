@@ -131,7 +131,10 @@ extension SQLiteStore {
             ).map(Self.accessToken)
             let changes = try Row.fetchAll(
                 db,
-                sql: "SELECT \(StoreSQLNames.changeColumns) FROM change_event WHERE owner = ? ORDER BY position",
+                sql: """
+                    SELECT \(StoreSQLNames.changeColumns) FROM change_event e \(StoreSQLNames.changeJoins)
+                    WHERE e.owner = ? ORDER BY e.position
+                    """,
                 arguments: [owner.address]
             ).map { try Self.changeEvent($0) }
             let webhooks = try Row.fetchAll(

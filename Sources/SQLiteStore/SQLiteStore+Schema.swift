@@ -344,6 +344,42 @@ extension SQLiteStore {
         // apart from the unique key's (owner, source_domain, ...), and SQLite's planner takes the unique key for an
         // item's lookup: nothing to change here, the version is kept in step with the other backend.
         migrator.registerMigration("v6-lookup") { _ in }
+        // Issue 19, a change costs less to record. An event no longer copies the record: it names the record and
+        // its version (the content is in that version's row, current or archived) and keeps what the feed filters
+        // by and what changes without a new version (the sender time, the owner's consent). SQLite hands out
+        // positions from change_counter in its one write transaction, so the position is the row's key (no separate
+        // id, its unique index and AUTOINCREMENT's sequence row); the index by time goes (only an operator's replay
+        // of deliveries reads the time, and it scans in position order, positions growing with time).
+        migrator.registerMigration("v7-events") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE change_event_new (
+                        position INTEGER PRIMARY KEY,
+                        change TEXT NOT NULL,
+                        recorded_at INTEGER NOT NULL,
+                        channel TEXT,
+                        reservation_id INTEGER NOT NULL,
+                        version INTEGER NOT NULL,
+                        owner TEXT NOT NULL,
+                        source_domain TEXT NOT NULL,
+                        sender_time INTEGER,
+                        sender_time_source TEXT,
+                        consent TEXT NOT NULL,
+                        consent_reason TEXT NOT NULL,
+                        consent_changed_at INTEGER NOT NULL
+                    );
+                    INSERT INTO change_event_new (position, change, recorded_at, channel, reservation_id, version, owner,
+                        source_domain, sender_time, sender_time_source, consent, consent_reason, consent_changed_at)
+                    SELECT position, change, recorded_at, channel, reservation_id, version, owner, source_domain,
+                        sender_time, sender_time_source, consent, consent_reason, consent_changed_at
+                    FROM change_event WHERE position IS NOT NULL;
+                    DROP TABLE change_event;
+                    ALTER TABLE change_event_new RENAME TO change_event;
+                    CREATE INDEX change_event_by_owner ON change_event (owner, position);
+                    CREATE INDEX change_event_by_domain ON change_event (source_domain, position);
+                    DELETE FROM sqlite_sequence WHERE name = 'change_event';
+                    """)
+        }
         precondition(migrator.migrations == StoreSchema.versions, "SQLite's migrations must be StoreSchema.versions")
         return migrator
     }

@@ -130,10 +130,11 @@ extension SQLiteStore {
                 db.cachedStatement(
                     sql: """
                         SELECT \(StoreSQLNames.qualified(StoreSQLNames.deliveryColumns, "d")), w.url, w.secret,
-                            \(StoreSQLNames.qualified(StoreSQLNames.changeColumns, "e"))
+                            \(StoreSQLNames.changeColumns)
                         FROM webhook_delivery d
                         JOIN webhook w ON w.id = d.webhook_id
                         JOIN change_event e ON e.position = d.position
+                        \(StoreSQLNames.changeJoins)
                         WHERE d.state = 'pending' AND d.next_attempt_at <= ?
                             AND NOT EXISTS (
                                 SELECT 1 FROM webhook_delivery p

@@ -162,9 +162,10 @@ package enum LifecycleWrite: Hashable, Sendable {
     /// Record a newer sender time on record `recordID` without a new version: the same content, sent again later,
     /// so that an older message arriving after it is stale.
     case advanceSenderTime(recordID: Int64, to: SenderTime)
-    /// Append a change event of `kind` to the outbox (``ChangeFeed``): a copy of the record at `key` as the writes
-    /// before it in the plan left it, made `at`, that arrived by `channel`. Emitted after every write that changes
-    /// what a reader of the record sees; a backend copies the record's row as it is and assigns the event its
-    /// position in commit order.
+    /// Append a change event of `kind` to the outbox (``ChangeFeed``): the record at `key` as the writes before it in
+    /// the plan left it, made `at`, that arrived by `channel`. Emitted after every write that changes what a reader of
+    /// the record sees; a backend stores the record's id and version with what changes without a new version (sender
+    /// time, consent), the feed reads the rest from that version's row (every overwrite archives the version before
+    /// it), and assigns the event its position in commit order.
     case recordChange(key: ReservationKey, kind: ChangeKind, at: Date, channel: IngestionChannel?)
 }

@@ -270,7 +270,9 @@ package struct StoreLimits: Hashable, Sendable {
 /// at `v3`, the first schema it had; SQLite's at `v1`.
 package enum StoreSchema {
     /// Every schema version, oldest first.
-    package static let versions = ["v1", "v2", "v3", "v4", "v5-trust", "v5-outbox", "v5-consent", "v5-cluster", "v6-lookup"]
+    package static let versions = [
+        "v1", "v2", "v3", "v4", "v5-trust", "v5-outbox", "v5-consent", "v5-cluster", "v6-lookup", "v7-events",
+    ]
     /// The version this gateway writes.
     package static var current: String { versions[versions.count - 1] }
 }

@@ -51,18 +51,44 @@ package enum StoreSQLNames {
     package static let versionColumnCount = 13
 
     /// A change event: position, kind, time and channel, then the record as ``reservationColumns`` lists it (from
-    /// index 4), the reservation's id named `reservation_id`.
-    package static let changeColumns = "position, change, recorded_at, channel, \(changeRecordColumns)"
+    /// index 4), as it was at the change. Read `FROM change_event e` and ``changeJoins``: an event keeps its own
+    /// columns (``changeRecordColumns``) and names its version; the rest of the record is that version, the current
+    /// one (`r`) or an archived one (`h`: every overwrite archives the version before it).
+    package static let changeColumns: String = {
+        let fromVersion = { (column: String, archived: String) in
+            "CASE WHEN h.reservation_id IS NULL THEN r.\(column) ELSE h.\(archived) END"
+        }
+        let content = contentColumns.split(separator: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+            .map { column in
+                // The sender time is the event's own: a newer one alone advances the record without a new version.
+                column.hasPrefix("sender_time") ? "e.\(column)" : fromVersion(column, column)
+            }
+        return (["e.position", "e.change", "e.recorded_at", "e.channel", "e.reservation_id", "r.owner", "r.source_domain",
+            "r.item_reference"] + content + [
+                "e.version", "r.created_at", fromVersion("updated_at", "recorded_at"), fromVersion("cancelled_at", "cancelled_at"),
+                "e.consent", "e.consent_reason", "e.consent_changed_at",
+            ]).joined(separator: ", ")
+    }()
+
+    /// What a change event is read with, after `FROM change_event e` (see ``changeColumns``).
+    package static let changeJoins = """
+        JOIN reservation r ON r.id = e.reservation_id
+        LEFT JOIN reservation_history h
+            ON h.reservation_id = e.reservation_id AND h.version = e.version AND r.version <> e.version
+        """
 
     /// What ``LifecycleWrite/recordChange(key:kind:at:channel:)`` copies from the record: the columns of
-    /// ``changeColumns`` from `reservation_id` on, as `reservation` names them.
-    package static let changeCopiedColumns = reservationColumns
+    /// ``changeRecordColumns``, as `reservation` names them.
+    package static let changeCopiedColumns = """
+        id, version, owner, source_domain, sender_time, sender_time_source, consent, consent_reason, consent_changed_at
+        """
 
-    /// The columns of ``changeColumns`` from `reservation_id` on, as `change_event` names them (the record's
-    /// provenance and the owner's consent with them, schema `v5-consent`).
+    /// What a change event stores besides its position, kind, time and channel (schema `v7-events`): the record and
+    /// version it names, the owner and domain the feed filters by, and what can change without a new version (the
+    /// sender time, the owner's consent). Not the content: the version's row has it.
     package static let changeRecordColumns = """
-        reservation_id, owner, source_domain, item_reference, \(contentColumns), version, created_at, updated_at,
-        cancelled_at, consent, consent_reason, consent_changed_at
+        reservation_id, version, owner, source_domain, sender_time, sender_time_source, consent, consent_reason,
+        consent_changed_at
         """
 
     /// A change's header (``ChangeHeader``), for the webhooks' fan-out.

@@ -142,6 +142,31 @@ struct SQLiteStoreOpeningTests {
         try store.closeNow()
     }
 
+    /// v7-events: the change events that copied their record name its version; the feed serves the same events.
+    @Test func aVersionSixDatabaseKeepsItsChangeFeed() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.databasePath
+        try FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        let queue = try DatabaseQueue(path: path)
+        try SQLiteStore.migrator.migrate(queue, upTo: "v6-lookup")
+        try await queue.write { db in
+            try db.execute(
+                sql: ChangeEventMigration.oldRows(false: "0", flags: "'[]'") { "X'\(Data($0.utf8).map { String(format: "%02X", $0) }.joined())'" })
+        }
+        try queue.close()
+
+        let store = try SQLiteStore(path: path, configuration: fastConfiguration)
+        try await ChangeEventMigration.expectFeedKept(store)
+        _ = try await store.apply(Sample.flight())
+        #expect(try await store.latestChangePosition() == 4)
+        try store.closeNow()
+        let indexes = try Self.read(path) {
+            try String.fetchAll($0, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'change_event' ORDER BY name")
+        }
+        #expect(indexes == ["change_event_by_domain", "change_event_by_owner"])
+    }
+
     @Test func statusWithoutMigratingReportsWhatIsPending() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.databasePath
