@@ -222,7 +222,8 @@ struct IngestBenchmark {
             switch setup {
             case .sqlite(.full), .postgres(nodes: 1, readCache: true):
                 try await breakdown(
-                    corpus, ingestor: ingestors[0], extractor: extractor.base, resolver: resolver, graphs: extractor.sample)
+                    corpus, ingestor: ingestors[0], extractor: extractor.base, resolver: resolver, graphs: extractor.sample,
+                    freshStores: setup.description.hasPrefix("SQLite") ? directory : nil)
             default: break
             }
             return result
@@ -234,9 +235,12 @@ struct IngestBenchmark {
 
     /// Stage costs measured one email at a time in this process (CPU time, so the machine's load does
     /// not count), so they can be compared with the concurrent run's CPU per email.
+    ///
+    /// - Parameter freshStores: Where to make the SQLite stores (synchronous=FULL) that the sample's new reservations
+    ///   are written to, 16 in flight (``newReservationWrites(_:in:)``); nil on PostgreSQL.
     private func breakdown(
         _ corpus: [[UInt8]], ingestor: Ingestor, extractor: any Extractor, resolver: any TXTResolver,
-        graphs: [MarkupGraph]
+        graphs: [MarkupGraph], freshStores: URL?
     ) async throws {
         let sample = Array(corpus.prefix(300))
         func cpu(_ body: () async throws -> Void) async rethrows -> Double {
@@ -329,6 +333,60 @@ struct IngestBenchmark {
             String(
                 format: "  the rest %.3f = prefilter %.3f + store write alone %.3f + report, hand-offs and colder caches %.3f",
                 rest, prefilter, storeWrite, rest - prefilter - storeWrite))
+        guard let freshStores else { return }
+        let requests = decisions.enumerated().map { index, decision in
+            (
+                decision.items.flatMap(\.admitted),
+                DecisionLogEntry(
+                    time: Date(), channel: .email, sourceDomain: decision.sourceDomain?.ascii, source: "probe-\(index)",
+                    owners: decision.owners, contentHash: hashes[index], verdict: decision.verdict, codes: decision.codes,
+                    flags: [])
+            )
+        }
+        let (created, cpu) = try await newReservationWrites(requests, in: freshStores)
+        report(
+            String(
+                format: "  store write of new reservations alone, %d in flight (SQLite FULL, %d writes): %.3f ms CPU per email",
+                concurrency, created, cpu))
+    }
+
+    /// The store write of new reservations alone, as ingestion makes it under load: `requests` (the sample's admitted
+    /// items and log entries) handed to `ingest` with ``concurrency`` in flight, on fresh SQLite stores
+    /// (synchronous=FULL), one per round so that every reservation is new. This process's CPU while they write, per
+    /// email: the store's statements, the group commit's hand-offs and fsync, without the pipeline's stages.
+    /// - Returns: The writes made and the CPU ms per email.
+    private func newReservationWrites(
+        _ requests: [([IncomingReservation], DecisionLogEntry)], in directory: URL
+    ) async throws -> (Int, Double) {
+        let rounds = 10
+        var cpu = 0.0
+        for round in 0..<rounds {
+            var configuration = SQLiteStore.Configuration()
+            configuration.durability = .full
+            let store = try SQLiteStore(
+                path: directory.appendingPathComponent("fresh-\(round).sqlite").path, configuration: configuration)
+            try await withThrowingTaskGroup(of: Void.self) { runner in
+                runner.addTask { try await store.run() }
+                defer { runner.cancelAll() }
+                let start = CPUTime.now()
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    var next = 0
+                    func submit() {
+                        let (items, entry) = requests[next]
+                        group.addTask { _ = try await store.ingest(items, decision: entry, removingSpooledMessage: nil) }
+                        next += 1
+                    }
+                    while next < min(concurrency, requests.count) { submit() }
+                    while try await group.next() != nil {
+                        if next < requests.count { submit() }
+                    }
+                }
+                cpu += (CPUTime.now() - start).process
+            }
+            try await store.close()
+        }
+        let writes = rounds * requests.count
+        return (writes, cpu / Double(writes) * 1e3)
     }
 
     /// Ingests every email with at most `concurrency` in flight; returns the verdicts counted.
