@@ -179,7 +179,7 @@ extension PostgresStore {
     {
         var stored = entry
         stored.sourceDomain = entry.sourceDomain.map(StoreNames.domain)
-        let outcomes = try encodeJSON(entry.reservations)
+        let outcomes = ReservationOutcomeRecord.storedJSON(entry.reservations)
         let rows = try await Self.rows(
             Prepared.DecisionLogInsert.self,
             """

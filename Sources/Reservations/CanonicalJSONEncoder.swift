@@ -658,3 +658,80 @@ private struct IndexKey: CodingKey {
     init(intValue: Int) { self.intValue = intValue }
     init?(stringValue: String) { nil }
 }
+
+/// Canonical JSON written member by member, without the `Encoder` protocol, for the few types the store writes with
+/// every ingestion (a version's provenance, the log's outcomes): the same bytes ``CanonicalJSONEncoder`` writes for
+/// the same value, provided the caller hands an object's members over in sorted key order (by their UTF-8 bytes) and
+/// leaves out what `encodeIfPresent` would. Each type's test compares the two over generated values.
+package struct CanonicalJSONBuilder {
+    private let writer: CanonicalJSONWriter
+    /// Whether the next value or key follows another in its container.
+    private var follows = false
+
+    package init(dateEncoding: CanonicalJSONEncoder.DateEncoding = .deferredToDate) {
+        writer = CanonicalJSONWriter(dateEncoding: dateEncoding)
+    }
+
+    /// What was written.
+    package var bytes: [UInt8] { writer.bytes }
+
+    package mutating func beginObject() { open(UInt8(ascii: "{")) }
+    package mutating func endObject() { close(UInt8(ascii: "}")) }
+    package mutating func beginArray() { open(UInt8(ascii: "[")) }
+    package mutating func endArray() { close(UInt8(ascii: "]")) }
+
+    /// An object member's key; its value is written next.
+    package mutating func key(_ name: String) {
+        separate()
+        writer.writeString(name)
+        writer.bytes.append(UInt8(ascii: ":"))
+        follows = false
+    }
+
+    package mutating func string(_ text: String) {
+        separate()
+        writer.writeString(text)
+        follows = true
+    }
+
+    package mutating func integer(_ value: Int) {
+        separate()
+        writer.writeInteger(value)
+        follows = true
+    }
+
+    package mutating func bool(_ flag: Bool) {
+        separate()
+        writer.writeBool(flag)
+        follows = true
+    }
+
+    /// A date, in the builder's date encoding. - Throws: `EncodingError.invalidValue` for a non-finite one.
+    package mutating func date(_ date: Date) throws {
+        separate()
+        try writer.writeDate(date, codingPath: { [] })
+        follows = true
+    }
+
+    /// An array of strings.
+    package mutating func strings(_ texts: [String]) {
+        beginArray()
+        for text in texts { string(text) }
+        endArray()
+    }
+
+    private mutating func open(_ bracket: UInt8) {
+        separate()
+        writer.bytes.append(bracket)
+        follows = false
+    }
+
+    private mutating func close(_ bracket: UInt8) {
+        writer.bytes.append(bracket)
+        follows = true
+    }
+
+    private mutating func separate() {
+        if follows { writer.bytes.append(UInt8(ascii: ",")) }
+    }
+}

@@ -103,7 +103,7 @@ extension SQLiteStore {
             StoreTime.milliseconds(entry.time), entry.channel.rawValue, stored.sourceDomain, entry.source,
             try encodeList(entry.owners.map(\.address)),
             entry.contentHash, entry.verdict.rawValue, try encodeList(entry.codes), try encodeList(entry.flags),
-            entry.reservations.isEmpty ? "[]" : try encodeJSON(entry.reservations),
+            ReservationOutcomeRecord.storedJSON(entry.reservations),
         ])
         stored.id = db.lastInsertedRowID
         return stored

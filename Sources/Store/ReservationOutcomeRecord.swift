@@ -1,3 +1,5 @@
+internal import Reservations
+
 /// What happened to one reservation item for one owner during an ingestion attempt, as written in the decision log.
 package struct ReservationOutcomeRecord: Codable, Hashable, Sendable {
     package var itemReference: String
@@ -28,5 +30,49 @@ package struct ReservationOutcomeRecord: Codable, Hashable, Sendable {
         owner = try container.decodeIfPresent(OwnerAddress.self, forKey: .owner)
         outcome = try container.decodeIfPresent(LifecycleOutcome.self, forKey: .outcome)
         codes = try container.decodeIfPresent([String].self, forKey: .codes) ?? []
+    }
+}
+
+extension ReservationOutcomeRecord {
+    /// `records` as the decision log stores them (`reservations`): the bytes `CanonicalJSONEncoder` writes for the
+    /// list, written member by member (every log entry has one), which `ProvenanceJSONTests` check.
+    package static func storedJSON(_ records: [ReservationOutcomeRecord]) -> String {
+        if records.isEmpty { return "[]" }
+        var json = CanonicalJSONBuilder()
+        json.beginArray()
+        for record in records {
+            json.beginObject()
+            json.key("codes")
+            json.strings(record.codes)
+            json.key("itemReference")
+            json.string(record.itemReference)
+            if let outcome = record.outcome {
+                json.key("outcome")
+                json.beginObject()
+                switch outcome {
+                case .cancelled(let count):
+                    json.key("count")
+                    json.integer(count)
+                    json.key("outcome")
+                    json.string(outcome.code)
+                case .updated(let version):
+                    json.key("outcome")
+                    json.string(outcome.code)
+                    json.key("version")
+                    json.integer(version)
+                case .created, .unchanged, .stale, .blocked, .declined:
+                    json.key("outcome")
+                    json.string(outcome.code)
+                }
+                json.endObject()
+            }
+            if let owner = record.owner {
+                json.key("owner")
+                json.string(owner.address)
+            }
+            json.endObject()
+        }
+        json.endArray()
+        return String(decoding: json.bytes, as: UTF8.self)
     }
 }
