@@ -109,7 +109,7 @@ struct GatewayBench: AsyncParsableCommand {
             publishRounds > 0, consoleEntries > 0, consoleRequests > 0, (0...1).contains(publishPacedShare),
             publishWebhookPriority.map({ BackgroundEventLoops.Priority(setting: $0) != nil }) ?? true,
             BackgroundEventLoops.Priority(setting: publishReceiverPriority) != nil,
-            publishWebhookBusyShare.map { (0.01...1).contains($0) } ?? true
+            publishWebhookBusyShare.map({ (0.01...1).contains($0) }) ?? true
         else {
             throw ValidationError(
                 "counts and durations must be positive (--stream-messages at least 100, --publish-paced-share 0...1, "
