@@ -47,7 +47,7 @@ let package = Package(
         .target(name: "Markup", dependencies: ["MailMessage", "CLibXML2"], swiftSettings: strictSettings),
         .target(
             name: "Reservations",
-            dependencies: ["Markup"],
+            dependencies: ["Markup", "MailMessage"],
             resources: [
                 .copy("Resources/airports.tsv"), .copy("Resources/country-zones.tsv"),
                 .copy("Resources/country-names.tsv"),

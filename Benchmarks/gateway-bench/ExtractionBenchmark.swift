@@ -101,6 +101,14 @@ struct ExtractionBenchmark {
         // The same worker with 8 documents in flight, as a server has them: the queued ones go to it in batches.
         var queuedCPU = Double.infinity
         var queuedSeconds = Double.infinity
+        var queuedWorkerCPU = Double.infinity
+        // The in-process pass's extraction alone (the same loop without resolution): the figure the worker's own
+        // CPU time compares with. Resolution interleaved with extraction costs more than the resolution-only loop
+        // below, whose graphs and code stay hot, so the pass less that loop overstates extraction.
+        var extractionCPU = Double.infinity
+        // The worker's page faults and context switches over the 1-in-flight passes, and the documents they served.
+        var workerEvents = WorkerEvents()
+        var workerEventDocuments = 0
         for _ in 0..<comparisonPasses {
             var start = ContinuousClock.now
             var cpu = Self.processCPUSeconds()
@@ -108,11 +116,15 @@ struct ExtractionBenchmark {
             bestInProcess = min(bestInProcess, Self.seconds(ContinuousClock.now - start))
             inProcessCPU = min(inProcessCPU, Self.processCPUSeconds() - cpu)
             cpu = Self.processCPUSeconds()
+            inProcess.extractAll(corpus)
+            extractionCPU = min(extractionCPU, Self.processCPUSeconds() - cpu)
+            cpu = Self.processCPUSeconds()
             _ = parsingEverything.pass(corpus)
             parsingEverythingCPU = min(parsingEverythingCPU, Self.processCPUSeconds() - cpu)
             if let pool {
                 let workerID = pool.workers.first?.processID
                 let workerCPU = workerID.flatMap(Self.cpuSeconds(ofProcess:))
+                let eventsBefore = workerID.flatMap(WorkerEvents.init(ofProcess:))
                 let slotCPU = Self.slotThreadsCPUSeconds()
                 start = ContinuousClock.now
                 cpu = Self.processCPUSeconds()
@@ -127,6 +139,10 @@ struct ExtractionBenchmark {
                         sandboxCPU = ownCPU + after - workerCPU
                         sandboxCPUParts = (ownCPU, after - workerCPU, Self.slotThreadsCPUSeconds() - slotCPU)
                     }
+                    if let eventsBefore, let eventsAfter = WorkerEvents(ofProcess: workerID) {
+                        workerEvents = workerEvents + eventsAfter - eventsBefore
+                        workerEventDocuments += corpus.count
+                    }
                 }
                 if let workerID, let workerCPU = Self.cpuSeconds(ofProcess: workerID) {
                     let cpu = Self.processCPUSeconds()
@@ -135,6 +151,7 @@ struct ExtractionBenchmark {
                     queuedSeconds = min(queuedSeconds, Self.seconds(ContinuousClock.now - start))
                     let ownCPU = Self.processCPUSeconds() - cpu
                     if pool.workers.first?.processID == workerID, let after = Self.cpuSeconds(ofProcess: workerID) {
+                        if ownCPU + after - workerCPU < queuedCPU { queuedWorkerCPU = after - workerCPU }
                         queuedCPU = min(queuedCPU, ownCPU + after - workerCPU)
                     }
                 }
@@ -164,18 +181,30 @@ struct ExtractionBenchmark {
             }
             report(
                 String(
-                    format: "CPU time per pass: in-process %.3f s, sandboxed %.3f s (gateway %.3f s + worker %.3f s); "
-                        + "of each, resolution %.3f s; of the gateway's, the pool's slot thread %.3f s",
-                    inProcessCPU, sandboxCPU, sandboxCPUParts.gateway, sandboxCPUParts.worker, resolveCPU,
-                    sandboxCPUParts.slots))
+                    format: "CPU time per pass: in-process %.3f s (extraction alone %.3f s), sandboxed %.3f s "
+                        + "(gateway %.3f s + worker %.3f s); resolution alone %.3f s; of the gateway's, the pool's "
+                        + "slot thread %.3f s",
+                    inProcessCPU, extractionCPU, sandboxCPU, sandboxCPUParts.gateway, sandboxCPUParts.worker,
+                    resolveCPU, sandboxCPUParts.slots))
+            if workerEventDocuments > 0 {
+                let documents = Double(workerEventDocuments)
+                report(
+                    String(
+                        format: "the worker, 1 document in flight: %+.1f%% CPU over in-process extraction alone; per "
+                            + "document %.2f page faults, %.2f voluntary and %.2f involuntary context switches",
+                        (sandboxCPUParts.worker / extractionCPU - 1) * 100, Double(workerEvents.minorFaults) / documents,
+                        Double(workerEvents.voluntarySwitches) / documents,
+                        Double(workerEvents.involuntarySwitches) / documents))
+            }
             if queuedCPU.isFinite {
                 report(
                     String(
                         format:
                             "sandboxed, 1 worker, %d documents in flight (the queued ones written to it in batches, "
-                            + "largest %d): %.3f s per pass, CPU %.3f s, %+.1f%% over in-process",
+                            + "largest %d): %.3f s per pass, CPU %.3f s (worker %.3f s, %+.1f%% over extraction alone), "
+                            + "%+.1f%% over in-process",
                         Self.queuedInFlight, pool?.workers.first?.largestBatch ?? 0, queuedSeconds, queuedCPU,
-                        (queuedCPU / inProcessCPU - 1) * 100))
+                        queuedWorkerCPU, (queuedWorkerCPU / extractionCPU - 1) * 100, (queuedCPU / inProcessCPU - 1) * 100))
             }
         }
 
@@ -238,6 +267,13 @@ struct ExtractionBenchmark {
             var runner = InProcessRunner()
             runner.extraction = DocumentExtraction(configuration: configuration)
             return runner
+        }
+
+        /// The pass's extraction without resolution.
+        func extractAll(_ corpus: [ExtractionCorpus.Document]) {
+            for document in corpus {
+                _ = extraction.extract(ExtractionRequest(id: 0, kind: document.kind, document: document.bytes))
+            }
         }
 
         /// One pass over the corpus: the admissible reservations found.
@@ -304,11 +340,26 @@ struct ExtractionBenchmark {
     }
 
     /// One pass over the corpus through `pool`, `inFlight` documents at a time, each graph resolved
-    /// here: the admissible reservations found, nil when a document failed.
+    /// here: the admissible reservations found, nil when a document failed. One at a time, this task awaits each
+    /// document in turn, as the in-process pass calls the handler: a child task per document would add its
+    /// creation, its completion and this task's wake-up to the sandbox's cost.
     private static func sandboxPass(
         _ corpus: [ExtractionCorpus.Document], pool: WorkerPool, inFlight: Int
     ) async -> Int? {
         let resolver = ReservationResolver()
+        if inFlight == 1 {
+            var total = 0
+            for document in corpus {
+                switch await pool.extract(document.bytes, kind: document.kind, deadline: .seconds(30)) {
+                case .success(let graph):
+                    total += resolver.resolve(graph).count { $0.admissible }
+                case .failure(let failure):
+                    report("sandbox: \(document.name): \(failure)")
+                    return nil
+                }
+            }
+            return total
+        }
         return await withTaskGroup(of: Int?.self) { group in
             var total: Int? = 0
             for (index, document) in corpus.enumerated() {
@@ -435,6 +486,49 @@ struct ExtractionBenchmark {
             let nanoseconds = text.split(separator: " ").first.flatMap({ Double($0) })
         else { return nil }
         return nanoseconds / 1e9
+    }
+
+    /// A worker's page faults (minor; a worker reads no file) and context switches so far, from `/proc/PID/stat`
+    /// and `/proc/PID/status`.
+    struct WorkerEvents {
+        var minorFaults = 0
+        var voluntarySwitches = 0
+        var involuntarySwitches = 0
+
+        init() {}
+
+        init?(ofProcess processID: Int32) {
+            guard let stat = try? String(contentsOfFile: "/proc/\(processID)/stat", encoding: .utf8),
+                let status = try? String(contentsOfFile: "/proc/\(processID)/status", encoding: .utf8),
+                let afterName = stat.range(of: ") ", options: .backwards)
+            else { return nil }
+            // After "pid (comm) ": state ppid pgrp session tty_nr tpgid flags minflt ...
+            let fields = stat[afterName.upperBound...].split(separator: " ")
+            guard fields.count > 7, let faults = Int(fields[7]) else { return nil }
+            minorFaults = faults
+            for line in status.split(separator: "\n") {
+                let parts = line.split(separator: ":", maxSplits: 1)
+                guard parts.count == 2, let value = Int(parts[1].trimmingCharacters(in: .whitespaces)) else { continue }
+                if parts[0] == "voluntary_ctxt_switches" { voluntarySwitches = value }
+                if parts[0] == "nonvoluntary_ctxt_switches" { involuntarySwitches = value }
+            }
+        }
+
+        static func + (left: WorkerEvents, right: WorkerEvents) -> WorkerEvents {
+            var sum = left
+            sum.minorFaults += right.minorFaults
+            sum.voluntarySwitches += right.voluntarySwitches
+            sum.involuntarySwitches += right.involuntarySwitches
+            return sum
+        }
+
+        static func - (left: WorkerEvents, right: WorkerEvents) -> WorkerEvents {
+            var difference = left
+            difference.minorFaults -= right.minorFaults
+            difference.voluntarySwitches -= right.voluntarySwitches
+            difference.involuntarySwitches -= right.involuntarySwitches
+            return difference
+        }
     }
 
     /// CPU time of this process's threads that drive sandbox workers (named `sandbox-N` by the pool): the

@@ -70,8 +70,12 @@ struct GatewayBench: AsyncParsableCommand {
     @Option(help: "Event loop threads of the load clients (they share the cores with the server).")
     var clientThreads = 1
 
-    @Option(help: "Seconds of each phase of the stream suite through gateway serve.")
-    var streamSeconds = 10.0
+    @Option(
+        help: """
+            Rounds of the stream suite, in-process and over LMTP: each round a pass of the markup path, then one of \
+            the mixed stream, with confirmations of its own; the ratios are the rounds' medians.
+            """)
+    var streamRounds = 3
 
     @Option(help: "Messages in the stream suite's mixed corpus (default 4000).")
     var streamMessages = 4000
@@ -105,11 +109,11 @@ struct GatewayBench: AsyncParsableCommand {
 
     func validate() throws {
         guard messages > 0, documents > 0, inFlight > 0, duration > 0, sweepSeconds >= 0, crashAfter > 0,
-            clientThreads > 0, streamSeconds > 0, streamMessages >= 100, publishSeconds > 0, publishConnections > 0,
+            clientThreads > 0, streamRounds > 0, streamMessages >= 100, publishSeconds > 0, publishConnections > 0,
             publishRounds > 0, consoleEntries > 0, consoleRequests > 0, (0...1).contains(publishPacedShare),
             publishWebhookPriority.map({ BackgroundEventLoops.Priority(setting: $0) != nil }) ?? true,
             BackgroundEventLoops.Priority(setting: publishReceiverPriority) != nil,
-            publishWebhookBusyShare.map { (0.01...1).contains($0) } ?? true
+            publishWebhookBusyShare.map({ (0.01...1).contains($0) }) ?? true
         else {
             throw ValidationError(
                 "counts and durations must be positive (--stream-messages at least 100, --publish-paced-share 0...1, "
@@ -134,7 +138,7 @@ struct GatewayBench: AsyncParsableCommand {
                 case .stream:
                     try await StreamBenchmark(
                         messageCount: streamMessages, inFlight: inFlight, lmtpSessions: lmtpSessions ?? 8,
-                        seconds: streamSeconds, clientThreads: clientThreads
+                        rounds: streamRounds, clientThreads: clientThreads
                     ).run()
                 case .serve:
                     try await ServeBenchmark(

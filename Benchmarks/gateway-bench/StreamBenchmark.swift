@@ -21,12 +21,16 @@ import Store
 ///   delivers, with the server's CPU per email and its resident memory before, between and after two passes of
 ///   the mixed stream (it must not grow).
 ///
+/// Each way runs `rounds` rounds, each a pass of the markup path and then one of the mixed stream, with confirmations of
+/// their own (every confirmation is ingested once): the machine's other load comes and goes between passes, so a ratio
+/// is taken within a round and the rounds' median is the figure.
+///
 /// Target: the mixed stream at least 10 times the markup path's emails/s, on 2 cores.
 struct StreamBenchmark {
     var messageCount: Int
     var inFlight: Int
     var lmtpSessions: Int
-    var seconds: Double
+    var rounds: Int
     var clientThreads: Int
 
     static let target = 10.0
@@ -39,16 +43,31 @@ struct StreamBenchmark {
     /// Distinct messages without markup the stream draws from.
     static let poolSize = 400
 
+    /// One round's messages, one way: the markup path's confirmations, then the mixed stream.
+    struct Round<Message> {
+        var markup: [Message]
+        var mixed: [Message]
+    }
+
+    /// Confirmations each way warms up with (workers, key cache, tables) before its first round.
+    static let warmUpCount = 20
+
     func run() async throws {
         report("== Mixed mail stream: 95% without markup (2 KB to 10 MB, a tenth with attachments) vs the markup path ==")
         let started = ContinuousClock.now
         let markupCount = Int(Double(messageCount) * StreamCorpus.markupShare)
-        // Unique signed confirmations: the mixed stream's, then the markup-only runs' (in-process, then LMTP).
         let markupOnly = max(500, markupCount * 4)
-        let (signed, zone) = try IngestBenchmark.corpus(count: markupCount * 2 + markupOnly * 2)
+        // Unique signed confirmations: each way's warm-up, then per round the markup path's and the mixed stream's.
+        let perWay = Self.warmUpCount + rounds * (markupOnly + markupCount)
+        let (signed, zone) = try IngestBenchmark.corpus(count: 2 * perWay)
+        var nextSigned = 0
+        func take(_ count: Int) -> ArraySlice<[UInt8]> {
+            defer { nextSigned += count }
+            return signed[nextSigned..<(nextSigned + count)]
+        }
         let pool = StreamCorpus.messagesWithoutMarkup(count: Self.poolSize, seed: 20_261_125)
-        // The stream: which messages, in order (deterministic); markup ones spread evenly. A pool message is given
-        // by its index, so that the LMTP run prepares each once.
+        // The stream: which messages, in order (deterministic, the same in every round); markup ones spread evenly. A
+        // pool message is given by its index, so that the LMTP run prepares each once.
         var generator = SplitMix64(seed: 20_261_126)
         let poolOrder = (0..<messageCount).map { _ in Int(generator.next() % UInt64(pool.count)) }
         func stream(markup: ArraySlice<[UInt8]>) -> [Entry] {
@@ -71,38 +90,49 @@ struct StreamBenchmark {
             case .markup(let message): message
             }
         }
-        let mixedInProcess = stream(markup: signed[0..<markupCount]).map(bytes)
-        let servedEntries = stream(markup: signed[markupCount..<(2 * markupCount)])
+        let warmUpInProcess = Array(take(Self.warmUpCount))
+        let inProcessRounds = (0..<rounds).map { _ in
+            Round(markup: Array(take(markupOnly)), mixed: stream(markup: take(markupCount)).map(bytes))
+        }
         let poolPrepared = pool.map { LoadCorpus.prepared($0.bytes) }
-        let mixedServed = servedEntries.map { entry in
+        func prepared(_ entry: Entry) -> (message: ByteBuffer, data: ByteBuffer) {
             switch entry {
             case .pool(let index): poolPrepared[index]
             case .markup(let message): LoadCorpus.prepared(message)
             }
         }
-        let markupInProcess = Array(signed[(2 * markupCount)..<(2 * markupCount + markupOnly)])
-        let markupServed = signed[(2 * markupCount + markupOnly)...].map(LoadCorpus.prepared)
-        let streamBytes = mixedInProcess.reduce(0) { $0 + $1.count }
-        let sizes = mixedInProcess.map(\.count).sorted()
+        let warmUpServed = take(Self.warmUpCount).map(LoadCorpus.prepared)
+        let servedRounds = (0..<rounds).map { _ in
+            Round(markup: take(markupOnly).map(LoadCorpus.prepared), mixed: stream(markup: take(markupCount)).map(prepared))
+        }
+        let mixed = inProcessRounds[0].mixed
+        let streamBytes = mixed.reduce(0) { $0 + $1.count }
+        let sizes = mixed.map(\.count).sorted()
         report(
             String(
                 format: "corpus: a stream of %d messages (%d with markup, %d with attachments), %.0f MB, mean %.0f KB, "
-                    + "median %.0f KB, largest %.1f MB, from a pool of %d without markup; %d more signed confirmations "
-                    + "for the markup path; generated in %.1f s",
-                messageCount, markupCount, mixedInProcess.count { $0.count > 150_000 }, Double(streamBytes) / 1e6,
+                    + "median %.0f KB, largest %.1f MB, from a pool of %d without markup; %d rounds each way, each with "
+                    + "its own %d confirmations for the markup path and %d in the stream; generated in %.1f s",
+                messageCount, markupCount, mixed.count { $0.count > 150_000 }, Double(streamBytes) / 1e6,
                 Double(streamBytes) / Double(messageCount) / 1e3, Double(sizes[sizes.count / 2]) / 1e3,
-                Double(sizes.last ?? 0) / 1e6, Self.poolSize, 2 * markupOnly,
+                Double(sizes.last ?? 0) / 1e6, Self.poolSize, rounds, markupOnly, markupCount,
                 (ContinuousClock.now - started).seconds))
 
-        try await inProcess(
-            mixed: mixedInProcess, confirmations: markupCount, markup: markupInProcess, zone: zone, streamBytes: streamBytes)
-        try await served(mixed: mixedServed, markup: markupServed, zone: zone, streamBytes: streamBytes)
+        try await inProcess(rounds: inProcessRounds, warmUp: warmUpInProcess, confirmations: markupCount, zone: zone)
+        try await served(rounds: servedRounds, warmUp: warmUpServed, zone: zone, streamBytes: streamBytes)
+    }
+
+    /// The middle value (the mean of the middle two for an even count).
+    static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        guard !sorted.isEmpty else { return .nan }
+        return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
     }
 
     // MARK: - In-process
 
     private func inProcess(
-        mixed: [[UInt8]], confirmations: Int, markup: [[UInt8]], zone: String, streamBytes: Int
+        rounds: [Round<[UInt8]>], warmUp: [[UInt8]], confirmations: Int, zone: String
     ) async throws {
         let workerPath = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
             .appendingPathComponent("gateway-worker").path
@@ -127,7 +157,7 @@ struct StreamBenchmark {
                 store: store, policy: policy, resolver: CachingResolver(upstream: try ZoneFileResolver(zoneText: zone)),
                 extractor: SandboxedExtractor(pool: pool), publicSuffixes: try PublicSuffixList()))
         _ = try await ingestor.registry.register("bench.example", contact: nil, by: "gateway-bench")
-        for message in markup.suffix(20) { _ = try await ingestor.ingestEmail(message, source: "warm-up") }
+        for message in warmUp { _ = try await ingestor.ingestEmail(message, source: "warm-up") }
 
         func measure(
             _ messages: [[UInt8]]
@@ -141,10 +171,25 @@ struct StreamBenchmark {
             let cpu = (CPUTime.now() - before).process + workers
             return (Double(messages.count) / elapsed, cpu / Double(messages.count), workers / Double(messages.count), verdicts)
         }
-        let markupRun = try await measure(Array(markup.dropLast(20)))
-        let mixedRun = try await measure(mixed)
+        typealias Run = (rate: Double, cpu: Double, workerCPU: Double, verdicts: [DecisionLogEntry.Verdict: Int])
+        var runs: [(markup: Run, mixed: Run)] = []
+        for (index, round) in rounds.enumerated() {
+            let markupRun = try await measure(round.markup)
+            let mixedRun = try await measure(round.mixed)
+            guard mixedRun.verdicts[.admitted, default: 0] == confirmations,
+                markupRun.verdicts[.admitted, default: 0] == round.markup.count
+            else { throw BenchFailure("stream: not every confirmation was admitted in round \(index + 1)") }
+            report(
+                String(
+                    format: "  in-process round %d: markup path %.0f emails/s (CPU %.2f ms per email), mixed stream %.0f "
+                        + "emails/s (CPU %.3f ms per email): %.1f×, by CPU %.1f×",
+                    index + 1, markupRun.rate, markupRun.cpu * 1e3, mixedRun.rate, mixedRun.cpu * 1e3,
+                    mixedRun.rate / markupRun.rate, markupRun.cpu / mixedRun.cpu))
+            runs.append((markupRun, mixedRun))
+        }
         // The stream's messages without markup alone, the same way: what one of them costs the whole path (the
         // prefilter, the task, the report), apart from the markup messages' share of the mixed stream's CPU.
+        let mixed = rounds[0].mixed
         let withoutMarkup = mixed.filter { !ingestor.prefilter($0).hasMarkup }
         let withoutMarkupRun = try await measure(withoutMarkup)
         await pool.shutdown()
@@ -160,34 +205,40 @@ struct StreamBenchmark {
             String(
                 format: "prefilter alone (markupEvidence on the bytes as received, one core): %.1f µs per message without markup, %.2f GB/s",
                 prefilterCPU / Double(withoutMarkup.count) * 1e6, Double(prefilterBytes) / prefilterCPU / 1e9))
+        let mixedCPU = Self.median(runs.map(\.mixed.cpu))
         report(
             String(
                 format: "messages without markup alone through Ingestor.ingestEmail: CPU %.1f µs per email (%.0f emails/s); "
-                    + "the markup messages' share of the mixed stream's CPU: %.1f µs per email",
+                    + "the markup messages' share of the mixed stream's CPU: %.1f µs per email (the rounds' median)",
                 withoutMarkupRun.cpu * 1e6, withoutMarkupRun.rate,
-                (mixedRun.cpu * Double(mixed.count) - withoutMarkupRun.cpu * Double(withoutMarkup.count)) / Double(mixed.count) * 1e6))
+                (mixedCPU * Double(mixed.count) - withoutMarkupRun.cpu * Double(withoutMarkup.count)) / Double(mixed.count) * 1e6))
+        let ratio = Self.median(runs.map { $0.mixed.rate / $0.markup.rate })
+        let meanBytes = Double(mixed.reduce(0) { $0 + $1.count }) / Double(mixed.count)
         report(
             String(
-                format: "in-process (Ingestor.ingestEmail, %d in flight): markup path %.0f emails/s (CPU %.2f ms per email); "
-                    + "mixed stream %.0f emails/s, %.0f MB/s (CPU %.3f ms per email): %.1f× the markup path (target ≥ %.0f×: %@); "
-                    + "by CPU per email %.1f×",
-                inFlight, markupRun.rate, markupRun.cpu * 1e3, mixedRun.rate, mixedRun.rate * Double(streamBytes) / Double(mixed.count) / 1e6,
-                mixedRun.cpu * 1e3, mixedRun.rate / markupRun.rate, Self.target,
-                mixedRun.rate / markupRun.rate >= Self.target ? "met" : "NOT met", markupRun.cpu / mixedRun.cpu))
+                format: "in-process (Ingestor.ingestEmail, %d in flight; the median of %d rounds): markup path %.0f emails/s "
+                    + "(CPU %.2f ms per email); mixed stream %.0f emails/s, %.0f MB/s (CPU %.3f ms per email): %.1f× the "
+                    + "markup path (target ≥ %.0f×: %@); by CPU per email %.1f×",
+                inFlight, runs.count, Self.median(runs.map(\.markup.rate)), Self.median(runs.map(\.markup.cpu)) * 1e3,
+                Self.median(runs.map(\.mixed.rate)), Self.median(runs.map(\.mixed.rate)) * meanBytes / 1e6, mixedCPU * 1e3,
+                ratio, Self.target, ratio >= Self.target ? "met" : "NOT met",
+                Self.median(runs.map { $0.markup.cpu / $0.mixed.cpu })))
         report(
             String(
                 format: "  of which the workers (sandboxed extraction): markup path %.2f ms per email, mixed stream %.3f ms per email",
-                markupRun.workerCPU * 1e3, mixedRun.workerCPU * 1e3))
-        let verdicts = mixedRun.verdicts.sorted { $0.key.rawValue < $1.key.rawValue }
-        report("  verdicts in the mixed stream: " + verdicts.map { "\($0.key.rawValue) \($0.value)" }.joined(separator: ", "))
-        guard mixedRun.verdicts[.admitted, default: 0] == confirmations, markupRun.verdicts[.admitted, default: 0] == markup.count - 20
-        else { throw BenchFailure("stream: not every confirmation was admitted") }
+                Self.median(runs.map(\.markup.workerCPU)) * 1e3, Self.median(runs.map(\.mixed.workerCPU)) * 1e3))
+        var verdicts: [DecisionLogEntry.Verdict: Int] = [:]
+        for run in runs { verdicts.merge(run.mixed.verdicts, uniquingKeysWith: +) }
+        report(
+            "  verdicts in the mixed stream's \(runs.count) passes: "
+                + verdicts.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue) \($0.value)" }
+                .joined(separator: ", "))
     }
 
     // MARK: - Through gateway serve (LMTP)
 
     private func served(
-        mixed: [(message: ByteBuffer, data: ByteBuffer)], markup: [(message: ByteBuffer, data: ByteBuffer)],
+        rounds: [Round<(message: ByteBuffer, data: ByteBuffer)>], warmUp: [(message: ByteBuffer, data: ByteBuffer)],
         zone: String, streamBytes: Int
     ) async throws {
         let directoryOfBench = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
@@ -230,40 +281,59 @@ struct StreamBenchmark {
                 let cpu = cpuAfter.server - cpuBefore.server + cpuAfter.workers - cpuBefore.workers
                 return (acknowledged / outcome.elapsed.seconds, cpu / acknowledged, senderCPU / acknowledged, outcome)
             }
-            _ = await measure(Array(markup.suffix(20)))  // warm-up: workers, key cache, tables
-            let markupRun = await measure(Array(markup.dropLast(20)))
-            let before = ServerProcess.memory(of: server.pid)
-            let firstPass = await measure(mixed)
-            let between = ServerProcess.memory(of: server.pid)
-            let secondPass = await measure(mixed)
+            _ = await measure(warmUp)
+            typealias Run = (rate: Double, cpu: Double, senderCPU: Double, outcome: LoadDriver.Outcome)
+            var runs: [(markup: Run, mixed: Run)] = []
+            var before: ServerProcess.Memory?
+            var afterOne: ServerProcess.Memory?
+            for (index, round) in rounds.enumerated() {
+                let markupRun = await measure(round.markup)
+                if before == nil { before = ServerProcess.memory(of: server.pid) }
+                let mixedRun = await measure(round.mixed)
+                if afterOne == nil { afterOne = ServerProcess.memory(of: server.pid) }
+                report(
+                    String(
+                        format: "  over LMTP round %d: markup path %.0f emails/s (server CPU %.2f ms per email), mixed stream "
+                            + "%.0f emails/s (server CPU %.3f ms per email): %.1f×, by server CPU %.1f×",
+                        index + 1, markupRun.rate, markupRun.cpu * 1e3, mixedRun.rate, mixedRun.cpu * 1e3,
+                        mixedRun.rate / markupRun.rate, markupRun.cpu / mixedRun.cpu))
+                runs.append((markupRun, mixedRun))
+            }
             let after = ServerProcess.memory(of: server.pid)
-            for run in [markupRun, firstPass, secondPass] {
+            let all = runs.flatMap { [$0.markup, $0.mixed] }
+            for run in all {
                 for problem in run.outcome.lmtp.problems { report("  problem: \(problem)") }
             }
-            let failed = [markupRun, firstPass, secondPass].reduce(0) { total, run in
+            let failed = all.reduce(0) { total, run in
                 total + run.outcome.lmtp.sent.count { !$0.outcome.isAcknowledged }
             }
-            let ratio = firstPass.rate / markupRun.rate
-            let meanBytes = Double(streamBytes) / Double(mixed.count)
+            let ratio = Self.median(runs.map { $0.mixed.rate / $0.markup.rate })
+            let mixedCount = rounds[0].mixed.count
+            let meanBytes = Double(streamBytes) / Double(mixedCount)
+            let mixedRate = Self.median(runs.map(\.mixed.rate))
+            let mixedCPU = Self.median(runs.map(\.mixed.cpu))
             report(
                 String(
-                    format: "gateway serve over LMTP (%d sessions): markup path %.0f emails/s (server CPU %.2f ms per email); "
-                        + "mixed stream %.0f emails/s, %.0f MB/s (server CPU %.3f ms per email), second pass %.0f emails/s: "
-                        + "%.1f× the markup path (target ≥ %.0f×: %@)",
-                    lmtpSessions, markupRun.rate, markupRun.cpu * 1e3, firstPass.rate, firstPass.rate * meanBytes / 1e6,
-                    firstPass.cpu * 1e3, secondPass.rate, ratio, Self.target, ratio >= Self.target ? "met" : "NOT met"))
+                    format: "gateway serve over LMTP (%d sessions; the median of %d rounds): markup path %.0f emails/s "
+                        + "(server CPU %.2f ms per email); mixed stream %.0f emails/s, %.0f MB/s (server CPU %.3f ms per "
+                        + "email): %.1f× the markup path (target ≥ %.0f×: %@); by server CPU per email %.1f×",
+                    lmtpSessions, runs.count, Self.median(runs.map(\.markup.rate)), Self.median(runs.map(\.markup.cpu)) * 1e3,
+                    mixedRate, mixedRate * meanBytes / 1e6, mixedCPU * 1e3, ratio, Self.target,
+                    ratio >= Self.target ? "met" : "NOT met", Self.median(runs.map { $0.markup.cpu / $0.mixed.cpu })))
             report(
                 String(
-                    format: "  server CPU per email, mixed stream: %.3f ms (%.2f ms per MB), second pass %.3f ms; "
+                    format: "  server CPU per email, mixed stream: %.3f ms (%.2f ms per MB); "
                         + "the sender (this process, on the same cores) %.3f ms per email, %.3f ms per markup email",
-                    firstPass.cpu * 1e3, firstPass.cpu * 1e3 / (meanBytes / 1e6), secondPass.cpu * 1e3,
-                    firstPass.senderCPU * 1e3, markupRun.senderCPU * 1e3))
-            report(
-                String(
-                    format: "  server resident memory (VmRSS): %.0f MB before the mixed stream, %.0f MB after one pass, "
-                        + "%.0f MB after two (peak VmHWM %.0f MB); %d deliveries not acknowledged",
-                    Double(before.serverNow) / 1e6, Double(between.serverNow) / 1e6, Double(after.serverNow) / 1e6,
-                    Double(after.serverPeak) / 1e6, failed))
+                    mixedCPU * 1e3, mixedCPU * 1e3 / (meanBytes / 1e6), Self.median(runs.map(\.mixed.senderCPU)) * 1e3,
+                    Self.median(runs.map(\.markup.senderCPU)) * 1e3))
+            if let before, let afterOne {
+                report(
+                    String(
+                        format: "  server resident memory (VmRSS): %.0f MB before the mixed stream, %.0f MB after one pass, "
+                            + "%.0f MB after %d (peak VmHWM %.0f MB); %d deliveries not acknowledged",
+                        Double(before.serverNow) / 1e6, Double(afterOne.serverNow) / 1e6, Double(after.serverNow) / 1e6,
+                        runs.count, Double(after.serverPeak) / 1e6, failed))
+            }
             let status = await server.stop()
             try? await group.shutdownGracefully()
             guard failed == 0, status == 0 else {

@@ -1,7 +1,7 @@
 package import Foundation
 import Logging
 import ServiceLifecycle
-package import Store
+internal import Store
 
 /// A periodic job that the cluster runs once per ``interval`` on one node, whichever nodes share the store
 /// (DESIGN.md, "Several nodes": flag expiry, retries, domain re-checks, retention, ...).

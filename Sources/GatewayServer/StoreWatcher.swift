@@ -1,6 +1,6 @@
 import Foundation
 package import Logging
-package import ServiceLifecycle
+internal import ServiceLifecycle
 package import Store
 
 /// Keeps this node's view of the shared store current (DESIGN.md, "Several nodes"): a registry, flag or token change
@@ -38,7 +38,7 @@ package struct StoreWatcher: Service {
 
     /// Watches until cancelled or graceful shutdown.
     package func run() async throws {
-        try? await cancelWhenGracefulShutdown {
+        await cancelWhenGracefulShutdown {
             await withTaskGroup(of: Void.self) { group in
                 if cache != nil { group.addTask { await listen() } }
                 group.addTask { await poll() }

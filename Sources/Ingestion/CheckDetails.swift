@@ -1,5 +1,5 @@
-package import Admission
-package import DKIM
+internal import Admission
+internal import DKIM
 import Foundation
 import Markup
 package import Reservations

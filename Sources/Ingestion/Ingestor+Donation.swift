@@ -1,6 +1,6 @@
-package import Admission
+internal import Admission
 import DKIM
-package import Foundation
+internal import Foundation
 import Reservations
 package import Store
 

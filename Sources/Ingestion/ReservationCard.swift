@@ -1,4 +1,4 @@
-package import Foundation
+internal import Foundation
 import Publishing
 package import Reservations
 

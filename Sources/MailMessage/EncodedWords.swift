@@ -108,8 +108,8 @@ package enum EncodedWords {
             if byte == UInt8(ascii: "_") {
                 output.append(.space)
             } else if byte == .equalsSign, index + 2 < text.endIndex,
-                let high = QuotedPrintable.hexValue(text[index + 1]),
-                let low = QuotedPrintable.hexValue(text[index + 2])
+                let high = text[index + 1].hexDigitValue,
+                let low = text[index + 2].hexDigitValue
             {
                 output.append(high << 4 | low)
                 index += 2

@@ -133,8 +133,8 @@ package struct MIMEParameters: Sendable, Hashable {
         while index < value.endIndex {
             let byte = value[index]
             if byte == UInt8(ascii: "%"), index + 2 < value.endIndex,
-                let high = QuotedPrintable.hexValue(value[index + 1]),
-                let low = QuotedPrintable.hexValue(value[index + 2])
+                let high = value[index + 1].hexDigitValue,
+                let low = value[index + 2].hexDigitValue
             {
                 output.append(high << 4 | low)
                 index += 3

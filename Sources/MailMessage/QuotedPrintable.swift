@@ -158,7 +158,7 @@ package enum QuotedPrintable {
                 state.truncated = true
                 return written
             }
-            if index + 2 < end, let high = hexValue(source[index + 1]), let low = hexValue(source[index + 2]) {
+            if index + 2 < end, let high = source[index + 1].hexDigitValue, let low = source[index + 2].hexDigitValue {
                 target[written] = high << 4 | low
                 index += 3
             } else {
@@ -169,15 +169,5 @@ package enum QuotedPrintable {
             written += 1
         }
         return written
-    }
-
-    @inline(__always)
-    static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-        default: return nil
-        }
     }
 }

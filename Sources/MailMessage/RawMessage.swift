@@ -259,4 +259,16 @@ extension UInt8 {
     static let hyphen = UInt8(ascii: "-")
     static let quotationMark = UInt8(ascii: "\"")
     static let backslash = UInt8(ascii: "\\")
+
+    /// The value of this byte as a hexadecimal digit (`0`–`9`, `A`–`F`, `a`–`f`), or nil: the one decoder of hex
+    /// digits for quoted-printable, encoded words, RFC 2231 parameters and JSON's `\u` escapes.
+    @inline(__always)
+    package var hexDigitValue: UInt8? {
+        switch self {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return self - UInt8(ascii: "0")
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return self - UInt8(ascii: "A") + 10
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return self - UInt8(ascii: "a") + 10
+        default: return nil
+        }
+    }
 }

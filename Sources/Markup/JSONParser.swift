@@ -1,3 +1,5 @@
+internal import MailMessage
+
 /// A strict RFC 8259 JSON parser over UTF-8 bytes, iterative so that input cannot drive its stack.
 ///
 /// Arrays and objects are kept on explicit stacks, so depth costs heap, never call stack, and the
@@ -400,14 +402,7 @@ extension JSONParser {
             guard input.count - index >= 4 else { throw failure("incomplete \\u escape") }
             var value: UInt32 = 0
             for _ in 0..<4 {
-                let byte = input[index]
-                let digit: UInt8
-                switch byte {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-                case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-                case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-                default: throw failure("invalid hex digit in a \\u escape")
-                }
+                guard let digit = input[index].hexDigitValue else { throw failure("invalid hex digit in a \\u escape") }
                 value = value << 4 | UInt32(digit)
                 index += 1
             }

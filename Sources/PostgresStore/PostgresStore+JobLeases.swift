@@ -39,7 +39,7 @@ extension PostgresStore {
         let now = StoreTime.milliseconds(self.now())
         let logger = self.logger
         try await withConnection("job lease release") { connection in
-            try await connection.query(
+            _ = try await connection.query(
                 """
                 UPDATE job_lease SET leased_until = \(now)
                 WHERE name = \(name) AND holder = \(holder) AND leased_until > \(now)

@@ -1,4 +1,4 @@
-package import Foundation
+internal import Foundation
 
 /// A place in the change feed as clients hold it: opaque text they pass back (`after=`), standing for the position of
 /// the last change they processed. It survives restarts (positions are stored with the changes) and store copies.

@@ -1,5 +1,5 @@
 internal import Crypto
-package import Foundation
+internal import Foundation
 
 /// A webhook subscription's secret in the Standard Webhooks form (https://www.standardwebhooks.com): `whsec_` and the
 /// base64 of the HMAC key (24 to 64 bytes; the gateway makes 32 random ones).

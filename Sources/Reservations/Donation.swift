@@ -1,5 +1,5 @@
 package import Foundation
-package import Markup
+internal import Markup
 
 /// An app donation (issue 17): the server side of what a booking app donates to SiriKit, an `INInteraction` wrapping an
 /// `INGetReservationDetailsIntent` and its response, as JSON:

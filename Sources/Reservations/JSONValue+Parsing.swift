@@ -1,4 +1,5 @@
 package import Foundation
+internal import MailMessage
 
 extension JSONValue {
     /// A refusal of ``init(parsing:)``: what was wrong and at which byte.
@@ -262,14 +263,7 @@ private struct JSONParser {
         guard position + 4 <= bytes.count else { throw error("a short \\u escape") }
         var value: UInt32 = 0
         for _ in 0..<4 {
-            let byte = bytes[position]
-            let digit: UInt8
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-            default: throw error("an invalid \\u escape")
-            }
+            guard let digit = bytes[position].hexDigitValue else { throw error("an invalid \\u escape") }
             value = value << 4 | UInt32(digit)
             position += 1
         }

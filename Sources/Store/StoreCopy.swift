@@ -1,5 +1,5 @@
 import Crypto
-package import Foundation
+internal import Foundation
 
 /// `gateway store copy`: moves a whole store from one backend to another and proves it by counts and a content
 /// digest read back from the target.

@@ -1,4 +1,4 @@
-package import Foundation
+internal import Foundation
 
 /// Where the gateway's store is, parsed once from `--store`, the server configuration's `store` key or
 /// `GATEWAY_STORE`:

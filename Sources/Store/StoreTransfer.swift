@@ -1,4 +1,4 @@
-package import Foundation
+internal import Foundation
 
 /// The parts of a store, in the order a copy writes them (a record before its history).
 package enum StoreTable: String, Codable, Hashable, Sendable, CaseIterable, CodingKeyRepresentable {

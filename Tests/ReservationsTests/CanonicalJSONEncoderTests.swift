@@ -51,8 +51,8 @@ struct CanonicalJSONEncoderTests {
     // MARK: numbers
 
     static let sampleDoubles: [Double] = [
-        0, -0.0, 1, -1, 0.5, -0.5, 0.1, 0.2 + 0.1, 1.0 / 3, 2.0 / 3, 100, 1e15, 1e15 + 0.5, 1e16, 1e16 + 2, 9_007_199_254_740_993,
-        123_456_789_012_345_678, 1e21, 1e22, 1e100, 1e300, .greatestFiniteMagnitude, -.greatestFiniteMagnitude,
+        0, -0.0, 1, -1, 0.5, -0.5, 0.1, 0.2 + 0.1, 1.0 / 3, 2.0 / 3, 100, 1e15, 1e15 + 0.5, 1e16, 1e16 + 2, Double(Int64(9_007_199_254_740_993)),
+        Double(Int64(123_456_789_012_345_678)), 1e21, 1e22, 1e100, 1e300, .greatestFiniteMagnitude, -.greatestFiniteMagnitude,
         .leastNonzeroMagnitude, .leastNormalMagnitude, -.leastNonzeroMagnitude, 1e-5, 1e-6, 1e-7, 0.0001, 0.00001234,
         1.5e-300, 59.334_591, 18.063_24, -122.419_416, 48.858_370_2, 2.294_481_3, 720_000_000.123, 7.25e8, -3.0e-9,
         Double(Int64.max), Double(Int64.min), 4_503_599_627_370_496.5, 12.0, 12.5e3,
