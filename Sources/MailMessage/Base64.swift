@@ -27,6 +27,22 @@ package enum Base64 {
         for byte in [UInt8.space, .tab, .carriageReturn, .lineFeed] { table[Int(byte)] = whitespace }
         return table
     }()
+    /// The four sextets of a quantum already in place: `quantumTable[k * 256 + byte]` is the bits `byte` adds
+    /// as the quantum's character `k`, laid out so that the three bytes the quantum decodes to are the low three
+    /// bytes of the OR of the four, in memory order (little-endian); a byte outside the alphabet sets the fourth.
+    private static let quantumTable: [UInt32] = {
+        var quantum = [UInt32](repeating: invalidQuantum, count: 4 * 256)
+        for byte in 0..<256 {
+            let value = UInt32(table[byte])
+            guard value < 64 else { continue }
+            quantum[byte] = value << 2
+            quantum[256 + byte] = value >> 4 | (value & 0xF) << 12
+            quantum[512 + byte] = (value >> 2) << 8 | (value & 0x3) << 22
+            quantum[768 + byte] = value << 16
+        }
+        return quantum
+    }()
+    private static let invalidQuantum: UInt32 = 0x0100_0000
     private static let padding: UInt8 = 0xFD
     private static let whitespace: UInt8 = 0xFE
     private static let junk: UInt8 = 0xFF
@@ -59,8 +75,10 @@ package enum Base64 {
             Base64.decode(input, into: output, state: &state, isFinal: isFinal)
         }
 
-        /// The most bytes one call can write for `count` input bytes.
-        package static func capacity(forInput count: Int) -> Int { count / 4 * 3 + 3 }
+        /// The most bytes one call can write for `count` input bytes, counting the up to three sextets carried over
+        /// from the piece before (`count / 4 * 3 + 3` fell a byte short when a last piece of three bytes completed
+        /// three carried ones: six sextets, four bytes).
+        package static func capacity(forInput count: Int) -> Int { (count + 3) / 4 * 3 + 3 }
     }
 
     private struct State {
@@ -75,27 +93,33 @@ package enum Base64 {
         _ input: ArraySlice<UInt8>, into output: UnsafeMutableBufferPointer<UInt8>, state: inout State, isFinal: Bool
     ) -> Int {
         input.withUnsafeBufferPointer { input in
-            table.withUnsafeBufferPointer { table in
-                guard let target = output.baseAddress, let table = table.baseAddress else { return 0 }
-                guard let source = input.baseAddress else {
-                    guard isFinal else { return 0 }
-                    var (written, accumulator, sextets) = (0, state.accumulator, state.sextets)
-                    if !flush(&accumulator, &sextets, target, &written, output.count, &state) { state.hadJunk = true }
-                    (state.accumulator, state.sextets) = (accumulator, sextets)
-                    return written
+            guard let target = output.baseAddress else { return 0 }
+            guard let source = input.baseAddress else {
+                guard isFinal else { return 0 }
+                var (written, accumulator, sextets) = (0, state.accumulator, state.sextets)
+                if !flush(&accumulator, &sextets, target, &written, output.count, &state) { state.hadJunk = true }
+                (state.accumulator, state.sextets) = (accumulator, sextets)
+                return written
+            }
+            return table.withUnsafeBufferPointer { table in
+                quantumTable.withUnsafeBufferPointer { quanta in
+                    decode(
+                        source, count: input.count, into: target, capacity: output.count, table: table.baseAddress!,
+                        quanta: quanta.baseAddress!, &state, isFinal: isFinal)
                 }
-                return decode(
-                    source, count: input.count, into: target, capacity: output.count, table: table, &state,
-                    isFinal: isFinal)
             }
         }
     }
 
     /// The decoding loop over raw pointers: whole quanta of four alphabet bytes take the fast path,
     /// everything else (line ends, padding, junk) goes byte by byte.
+    ///
+    /// Runs of whole quanta go two at a time through ``quantumTable`` (four lookups and one test a quantum), each
+    /// written with a four-byte store whose fourth byte the next quantum overwrites: so a call may change the
+    /// output's bytes up to four past what it says it wrote (within `capacity`), never the bytes before.
     private static func decode(
         _ source: UnsafePointer<UInt8>, count: Int, into target: UnsafeMutablePointer<UInt8>, capacity: Int,
-        table: UnsafePointer<UInt8>, _ state: inout State, isFinal: Bool
+        table: UnsafePointer<UInt8>, quanta: UnsafePointer<UInt32>, _ state: inout State, isFinal: Bool
     ) -> Int {
         var index = 0
         var written = 0
@@ -105,7 +129,26 @@ package enum Base64 {
             state.accumulator = accumulator
             state.sextets = sextets
         }
+        @inline(__always)
+        func quantum(at offset: Int) -> UInt32 {
+            quanta[Int(source[offset])] | quanta[256 &+ Int(source[offset &+ 1])]
+                | quanta[512 &+ Int(source[offset &+ 2])] | quanta[768 &+ Int(source[offset &+ 3])]
+        }
+        let output = UnsafeMutableRawPointer(target)
         while index < count {
+            if sextets == 0 {
+                // 6 bytes and the second store's spare byte: 7 of room.
+                while index &+ 8 <= count && written &+ 7 <= capacity {
+                    let first = quantum(at: index)
+                    let second = quantum(at: index &+ 4)
+                    guard (first | second) < invalidQuantum else { break }
+                    output.storeBytes(of: first.littleEndian, toByteOffset: written, as: UInt32.self)
+                    output.storeBytes(of: second.littleEndian, toByteOffset: written &+ 3, as: UInt32.self)
+                    written &+= 6
+                    index &+= 8
+                }
+                guard index < count else { break }
+            }
             if sextets == 0 && index &+ 4 <= count && written &+ 3 <= capacity {
                 let a = table[Int(source[index])]
                 let b = table[Int(source[index &+ 1])]

@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 
 @testable import MailMessage
 
@@ -80,5 +81,84 @@ import Testing
         let decoded = Base64.decode(utf8("SGVsbG8gV29ybGQ=")[...], limit: 6)
         #expect(decoded.bytes == utf8("Hello "))
         #expect(decoded.truncated)
+    }
+
+    /// The decoder (whose runs of whole quanta take a table of pre-shifted sextets, two quanta at a time) against a
+    /// byte-at-a-time reading of the rules it documents, on generated bodies: every line width (a multiple of four or
+    /// not), stray spaces and junk, padding in the middle, missing padding; whole, with limits, and in pieces.
+    @Test func agreesWithTheRulesReadByteByByte() {
+        var generator = SplitMix64(seed: 0xB64)
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+        for round in 0..<400 {
+            var body: [UInt8] = []
+            let width = [76, 64, 4, 1, 7, 75, 77, 1000][round % 8]
+            var column = 0
+            for _ in 0..<Int.random(in: 0...600, using: &generator) {
+                switch Int.random(in: 0..<100, using: &generator) {
+                case 0: body.append(UInt8(ascii: "="))
+                case 1: body.append(UInt8(ascii: " "))
+                case 2: body.append(UInt8.random(in: 0...255, using: &generator))  // junk, or an alphabet byte
+                default: body.append(alphabet.randomElement(using: &generator)!)
+                }
+                column += 1
+                if column == width {
+                    body += utf8("\r\n")
+                    column = 0
+                }
+            }
+            let expected = Self.decodedByteByByte(body)
+            let whole = Base64.decode(body[...])
+            #expect(whole.bytes == expected.bytes, "round \(round): \(String(decoding: body, as: UTF8.self))")
+            #expect(whole.hadJunk == expected.hadJunk, "round \(round)")
+            // At most the limit, whole quanta only: up to two bytes short of it.
+            let limit = Int.random(in: 0...max(0, expected.bytes.count), using: &generator)
+            let limited = Base64.decode(body[...], limit: limit).bytes
+            #expect(limited == Array(expected.bytes.prefix(limited.count)) && limited.count <= limit, "round \(round)")
+            #expect(limited.count >= min(limit, expected.bytes.count) - 2, "round \(round)")
+
+            // In pieces, each decoded into a buffer of its own whose bytes past what a call wrote are not read.
+            var decoder = Base64.StreamDecoder()
+            var pieces: [UInt8] = []
+            var start = 0
+            repeat {
+                let end = min(body.count, start + Int.random(in: 1...90, using: &generator))
+                var output = [UInt8](repeating: 0xAA, count: Base64.StreamDecoder.capacity(forInput: end - start))
+                let written = output.withUnsafeMutableBufferPointer {
+                    decoder.decode(body[start..<end], into: $0, isFinal: end == body.count)
+                }
+                pieces += output.prefix(written)
+                start = end
+            } while start < body.count
+            #expect(pieces == expected.bytes, "round \(round), in pieces")
+        }
+    }
+
+    /// RFC 2045 §6.8 as ``Base64`` documents it, one byte at a time: bytes outside the alphabet are skipped (junk
+    /// unless whitespace), `=` ends a quantum, and a partial quantum's whole bytes are kept.
+    static func decodedByteByByte(_ body: [UInt8]) -> (bytes: [UInt8], hadJunk: Bool) {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+        var bytes: [UInt8] = []
+        var hadJunk = false
+        var sextets: [Int] = []
+        func flush() {
+            if sextets.count == 1 { hadJunk = true }
+            var bits = 0
+            for sextet in sextets { bits = bits << 6 | sextet }
+            bits <<= 6 * (4 - sextets.count)
+            for index in 0..<max(0, sextets.count - 1) { bytes.append(UInt8((bits >> (16 - 8 * index)) & 0xFF)) }
+            sextets = []
+        }
+        for byte in body {
+            if let value = alphabet.firstIndex(of: byte) {
+                sextets.append(value)
+                if sextets.count == 4 { flush() }
+            } else if byte == UInt8(ascii: "=") {
+                flush()
+            } else if ![UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"), UInt8(ascii: "\n")].contains(byte) {
+                hadJunk = true
+            }
+        }
+        flush()
+        return (bytes, hadJunk)
     }
 }
