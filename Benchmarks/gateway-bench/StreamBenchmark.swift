@@ -122,6 +122,18 @@ struct StreamBenchmark {
         try await served(rounds: servedRounds, warmUp: warmUpServed, zone: zone, streamBytes: streamBytes)
     }
 
+    /// One round's line: each pass's emails/s and CPU per email (seconds), and the two ratios.
+    static func reportRound(
+        _ way: String, _ index: Int, cpu: String, markup: (rate: Double, cpu: Double), mixed: (rate: Double, cpu: Double)
+    ) {
+        report(
+            String(
+                format: "  %@ round %d: markup path %.0f emails/s (%@ %.2f ms per email), mixed stream %.0f emails/s "
+                    + "(%@ %.3f ms per email): %.1f×, by %@ %.1f×",
+                way, index + 1, markup.rate, cpu, markup.cpu * 1e3, mixed.rate, cpu, mixed.cpu * 1e3,
+                mixed.rate / markup.rate, cpu, markup.cpu / mixed.cpu))
+    }
+
     /// The middle value (the mean of the middle two for an even count).
     static func median(_ values: [Double]) -> Double {
         let sorted = values.sorted()
@@ -179,12 +191,8 @@ struct StreamBenchmark {
             guard mixedRun.verdicts[.admitted, default: 0] == confirmations,
                 markupRun.verdicts[.admitted, default: 0] == round.markup.count
             else { throw BenchFailure("stream: not every confirmation was admitted in round \(index + 1)") }
-            report(
-                String(
-                    format: "  in-process round %d: markup path %.0f emails/s (CPU %.2f ms per email), mixed stream %.0f "
-                        + "emails/s (CPU %.3f ms per email): %.1f×, by CPU %.1f×",
-                    index + 1, markupRun.rate, markupRun.cpu * 1e3, mixedRun.rate, mixedRun.cpu * 1e3,
-                    mixedRun.rate / markupRun.rate, markupRun.cpu / mixedRun.cpu))
+            Self.reportRound(
+                "in-process", index, cpu: "CPU", markup: (markupRun.rate, markupRun.cpu), mixed: (mixedRun.rate, mixedRun.cpu))
             runs.append((markupRun, mixedRun))
         }
         // The stream's messages without markup alone, the same way: what one of them costs the whole path (the
@@ -291,12 +299,9 @@ struct StreamBenchmark {
                 if before == nil { before = ServerProcess.memory(of: server.pid) }
                 let mixedRun = await measure(round.mixed)
                 if afterOne == nil { afterOne = ServerProcess.memory(of: server.pid) }
-                report(
-                    String(
-                        format: "  over LMTP round %d: markup path %.0f emails/s (server CPU %.2f ms per email), mixed stream "
-                            + "%.0f emails/s (server CPU %.3f ms per email): %.1f×, by server CPU %.1f×",
-                        index + 1, markupRun.rate, markupRun.cpu * 1e3, mixedRun.rate, mixedRun.cpu * 1e3,
-                        mixedRun.rate / markupRun.rate, markupRun.cpu / mixedRun.cpu))
+                Self.reportRound(
+                    "over LMTP", index, cpu: "server CPU", markup: (markupRun.rate, markupRun.cpu),
+                    mixed: (mixedRun.rate, mixedRun.cpu))
                 runs.append((markupRun, mixedRun))
             }
             let after = ServerProcess.memory(of: server.pid)

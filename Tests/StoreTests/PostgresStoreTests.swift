@@ -38,13 +38,7 @@ struct PostgresStoreTests {
         let server = try await PostgresServer.shared()
         try await server.withDatabase { url in
             let name = String(url.split(separator: "/").last!.split(separator: "?").first!)
-            try await server.psql(
-                "CREATE TABLE gateway_migration (identifier text PRIMARY KEY, applied_at bigint NOT NULL)", database: name)
-            for migration in PostgresStore.migrations where migration.identifier < "v5" {
-                try await server.psql(migration.sql, database: name)
-                try await server.psql(
-                    "INSERT INTO gateway_migration VALUES ('\(migration.identifier)', 0)", database: name)
-            }
+            try await Self.migrate(database: name, on: server, before: "v5")
             try await server.psql(
                 """
                 INSERT INTO registered_domain (domain, status, contact, created_at, updated_at, updated_by)
@@ -70,13 +64,7 @@ struct PostgresStoreTests {
         let server = try await PostgresServer.shared()
         try await server.withDatabase { url in
             let name = String(url.split(separator: "/").last!.split(separator: "?").first!)
-            try await server.psql(
-                "CREATE TABLE gateway_migration (identifier text PRIMARY KEY, applied_at bigint NOT NULL)", database: name)
-            for migration in PostgresStore.migrations where migration.identifier < "v7" {
-                try await server.psql(migration.sql, database: name)
-                try await server.psql(
-                    "INSERT INTO gateway_migration VALUES ('\(migration.identifier)', 0)", database: name)
-            }
+            try await Self.migrate(database: name, on: server, before: "v7")
             try await server.psql(
                 ChangeEventMigration.oldRows(false: "false", flags: "'{}'") { "convert_to('\($0)', 'UTF8')" }
                     + "SELECT setval(pg_get_serial_sequence('reservation', 'id'), 1);", database: name)
@@ -265,6 +253,17 @@ struct PostgresStoreTests {
             #expect(try await store.list(owner: Sample.owner).count == 3)
         }
         try? await server.dropDatabase(name)
+    }
+
+    /// Applies the migrations before `version` (by identifier) to `database` by psql, as an older gateway left it, for a
+    /// test to write rows in that version's shape.
+    static func migrate(database name: String, on server: PostgresServer, before version: String) async throws {
+        try await server.psql(
+            "CREATE TABLE gateway_migration (identifier text PRIMARY KEY, applied_at bigint NOT NULL)", database: name)
+        for migration in PostgresStore.migrations where migration.identifier < version {
+            try await server.psql(migration.sql, database: name)
+            try await server.psql("INSERT INTO gateway_migration VALUES ('\(migration.identifier)', 0)", database: name)
+        }
     }
 }
 

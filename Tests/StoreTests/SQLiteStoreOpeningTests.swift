@@ -71,10 +71,7 @@ struct SQLiteStoreOpeningTests {
         let path = directory.databasePath
         // A store written before tokens and sender times: v1 only, a domain, a record with a modifiedTime and a
         // log entry naming two owners in one comma-joined string.
-        try FileManager.default.createDirectory(
-            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        let queue = try DatabaseQueue(path: path)
-        try SQLiteStore.migrator.migrate(queue, upTo: "v1")
+        let queue = try Self.database(at: path, migratedUpTo: "v1")
         try await queue.write { db in
             try db.execute(
                 sql: """
@@ -112,10 +109,7 @@ struct SQLiteStoreOpeningTests {
     @Test func aVersionFourDatabaseGetsDomainStates() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.databasePath
-        try FileManager.default.createDirectory(
-            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        let queue = try DatabaseQueue(path: path)
-        try SQLiteStore.migrator.migrate(queue, upTo: "v4")
+        let queue = try Self.database(at: path, migratedUpTo: "v4")
         try await queue.write { db in
             try db.execute(
                 sql: """
@@ -146,10 +140,7 @@ struct SQLiteStoreOpeningTests {
     @Test func aVersionSixDatabaseKeepsItsChangeFeed() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.databasePath
-        try FileManager.default.createDirectory(
-            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        let queue = try DatabaseQueue(path: path)
-        try SQLiteStore.migrator.migrate(queue, upTo: "v6-lookup")
+        let queue = try Self.database(at: path, migratedUpTo: "v6-lookup")
         try await queue.write { db in
             try db.execute(
                 sql: ChangeEventMigration.oldRows(false: "0", flags: "'[]'") { "X'\(Data($0.utf8).map { String(format: "%02X", $0) }.joined())'" })
@@ -170,10 +161,7 @@ struct SQLiteStoreOpeningTests {
     @Test func statusWithoutMigratingReportsWhatIsPending() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.databasePath
-        try FileManager.default.createDirectory(
-            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        let queue = try DatabaseQueue(path: path)
-        try SQLiteStore.migrator.migrate(queue, upTo: "v2")
+        let queue = try Self.database(at: path, migratedUpTo: "v2")
         try queue.close()
 
         var configuration = fastConfiguration
@@ -271,6 +259,16 @@ struct SQLiteStoreOpeningTests {
         try read(path) {
             try String.fetchAll($0, sql: "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY name")
         }
+    }
+
+    /// A database file at `path` (its folder made) with the store's migrations applied up to `version` only, as an
+    /// older gateway left it, opened with GRDB directly for a test to write rows in that version's shape.
+    static func database(at path: String, migratedUpTo version: String) throws -> DatabaseQueue {
+        try FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        let queue = try DatabaseQueue(path: path)
+        try SQLiteStore.migrator.migrate(queue, upTo: version)
+        return queue
     }
 
     /// Reads the file with GRDB directly, outside the store.
