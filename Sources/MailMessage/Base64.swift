@@ -115,8 +115,8 @@ package enum Base64 {
     /// everything else (line ends, padding, junk) goes byte by byte.
     ///
     /// Runs of whole quanta go two at a time through ``quantumTable`` (four lookups and one test a quantum), each
-    /// written with a four-byte store whose fourth byte the next quantum overwrites: so a call may change the
-    /// output's bytes up to four past what it says it wrote (within `capacity`), never the bytes before.
+    /// written with a four-byte store whose fourth byte the next quantum overwrites: so a call may change the one
+    /// output byte just past what it says it wrote (within `capacity`), never a byte before.
     private static func decode(
         _ source: UnsafePointer<UInt8>, count: Int, into target: UnsafeMutablePointer<UInt8>, capacity: Int,
         table: UnsafePointer<UInt8>, quanta: UnsafePointer<UInt32>, _ state: inout State, isFinal: Bool
