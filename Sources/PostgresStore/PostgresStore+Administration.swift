@@ -135,7 +135,7 @@ extension PostgresStore {
             case .changeEvents:
                 return try await Self.rows(
                     """
-                    SELECT \(unescaped: StoreSQLNames.changeColumns) FROM change_event e \(unescaped: StoreSQLNames.changeJoins)
+                    \(unescaped: StoreSQLNames.selectChanges)
                     WHERE e.position > \(id) ORDER BY e.position LIMIT \(limit)
                     """, on: connection, logger: logger
                 ).map { .change(try Self.changeEvent(Cells($0))) }
@@ -219,7 +219,7 @@ extension PostgresStore {
                     \(ms(entry.recordedAt)), \(entry.cancelledAt.map(ms)))
                 """, logger: logger)
         case .decision(let entry):
-            let outcomes = try encodeJSON(entry.reservations)
+            let outcomes = ReservationOutcomeRecord.storedJSON(entry.reservations)
             try await connection.query(
                 """
                 INSERT INTO decision_log (id, time, channel, source_domain, source, owners, content_hash, verdict,

@@ -20,7 +20,7 @@ extension PostgresStore {
         return try await withConnection("change feed") { [owner, domain] connection in
             try await Self.rows(
                 """
-                SELECT \(unescaped: StoreSQLNames.changeColumns) FROM change_event e \(unescaped: StoreSQLNames.changeJoins)
+                \(unescaped: StoreSQLNames.selectChanges)
                 WHERE e.position > \(position)
                     AND (\(owner)::text IS NULL OR e.owner = \(owner))
                     AND (\(domain)::text IS NULL OR e.source_domain = \(domain) OR e.source_domain LIKE \(pattern) ESCAPE '\\')

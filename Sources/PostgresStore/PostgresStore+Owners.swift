@@ -159,7 +159,7 @@ extension PostgresStore {
                 tokens: tokens,
                 changes: try await Self.rows(
                     """
-                    SELECT \(unescaped: StoreSQLNames.changeColumns) FROM change_event e \(unescaped: StoreSQLNames.changeJoins)
+                    \(unescaped: StoreSQLNames.selectChanges)
                     WHERE e.owner = \(owner.address) AND e.position IS NOT NULL ORDER BY e.position
                     """, on: connection, logger: logger
                 ).map { try Self.changeEvent(Cells($0)) },
@@ -216,7 +216,7 @@ extension PostgresStore {
                     try await connection.query(
                         """
                         UPDATE decision_log SET owners = \(kept.owners.map(\.address)),
-                            reservations = \(try encodeJSON(kept.reservations))::jsonb
+                            reservations = \(ReservationOutcomeRecord.storedJSON(kept.reservations))::jsonb
                         WHERE id = \(id)
                         """, logger: logger)
                     report.decisionLogEntriesRedacted += 1

@@ -124,7 +124,7 @@ extension SQLiteStore {
                 return try Row.fetchAll(
                     db,
                     sql: """
-                        SELECT \(StoreSQLNames.changeColumns) FROM change_event e \(StoreSQLNames.changeJoins)
+                        \(StoreSQLNames.selectChanges)
                         WHERE e.position > ? ORDER BY e.position LIMIT ?
                         """,
                     arguments: [cursor?.id ?? 0, limit]
@@ -200,7 +200,7 @@ extension SQLiteStore {
                     entry.id, ms(entry.time), entry.channel.rawValue, entry.sourceDomain, entry.source,
                     try encodeList(entry.owners.map(\.address)), entry.contentHash, entry.verdict.rawValue,
                     try encodeList(entry.codes), try encodeList(entry.flags),
-                    entry.reservations.isEmpty ? "[]" : try encodeJSON(entry.reservations),
+                    ReservationOutcomeRecord.storedJSON(entry.reservations),
                 ])
         case .domain(let domain):
             try db.execute(

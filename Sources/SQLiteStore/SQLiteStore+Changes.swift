@@ -6,7 +6,7 @@ package import Store
 /// are in commit order already.
 extension SQLiteStore {
     package func changes(after position: Int64, scope: ChangeScope, limit: Int) async throws -> [ChangeEvent] {
-        var sql = "SELECT \(StoreSQLNames.changeColumns) FROM change_event e \(StoreSQLNames.changeJoins) WHERE e.position > ?"
+        var sql = "\(StoreSQLNames.selectChanges) WHERE e.position > ?"
         var arguments: StatementArguments = [position]
         switch scope {
         case .all: break

@@ -132,7 +132,7 @@ extension SQLiteStore {
             let changes = try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT \(StoreSQLNames.changeColumns) FROM change_event e \(StoreSQLNames.changeJoins)
+                    \(StoreSQLNames.selectChanges)
                     WHERE e.owner = ? ORDER BY e.position
                     """,
                 arguments: [owner.address]
@@ -181,7 +181,7 @@ extension SQLiteStore {
                         sql: "UPDATE decision_log SET owners = ?, reservations = ? WHERE id = ?",
                         arguments: [
                             try Self.encodeList(kept.owners.map(\.address)),
-                            kept.reservations.isEmpty ? "[]" : try Self.encodeJSON(kept.reservations), id,
+                            ReservationOutcomeRecord.storedJSON(kept.reservations), id,
                         ])
                     report.decisionLogEntriesRedacted += 1
                 } else {

@@ -83,7 +83,8 @@ package enum ConsentWrite: Hashable, Sendable {
     case setConsent(recordID: Int64, consent: Consent)
     /// Add `name` to the names `owner` has accepted bookings under (creating the owner's profile when needed).
     case learnName(owner: OwnerAddress, names: [String], at: Date)
-    /// Append a `reservation.consent-changed` event to the outbox: the record at `key` as the consent left it (``LifecycleWrite/recordChange(key:kind:at:channel:)``, executed the same way).
+    /// Append a `reservation.consent-changed` event to the outbox: the record at `key` as the consent left it
+    /// (``LifecycleWrite/recordChange(key:kind:at:channel:)``, executed the same way).
     case recordChange(key: ReservationKey, at: Date)
 
     /// The lifecycle write a backend executes for ``recordChange(key:at:)``, so that both record changes alike.

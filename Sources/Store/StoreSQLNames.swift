@@ -70,6 +70,9 @@ package enum StoreSQLNames {
             ]).joined(separator: ", ")
     }()
 
+    /// Change events with their records, to be followed by a condition on `e` (`WHERE e.position > ?`...).
+    package static let selectChanges = "SELECT \(changeColumns) FROM change_event e \(changeJoins)"
+
     /// What a change event is read with, after `FROM change_event e` (see ``changeColumns``).
     package static let changeJoins = """
         JOIN reservation r ON r.id = e.reservation_id
