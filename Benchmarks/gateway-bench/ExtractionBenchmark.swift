@@ -498,12 +498,10 @@ struct ExtractionBenchmark {
         init() {}
 
         init?(ofProcess processID: Int32) {
-            guard let stat = try? String(contentsOfFile: "/proc/\(processID)/stat", encoding: .utf8),
-                let status = try? String(contentsOfFile: "/proc/\(processID)/status", encoding: .utf8),
-                let afterName = stat.range(of: ") ", options: .backwards)
+            guard let fields = CPUTime.statFields(String(processID)),
+                let status = try? String(contentsOfFile: "/proc/\(processID)/status", encoding: .utf8)
             else { return nil }
-            // After "pid (comm) ": state ppid pgrp session tty_nr tpgid flags minflt ...
-            let fields = stat[afterName.upperBound...].split(separator: " ")
+            // After "pid (comm)": state ppid pgrp session tty_nr tpgid flags minflt ...
             guard fields.count > 7, let faults = Int(fields[7]) else { return nil }
             minorFaults = faults
             for line in status.split(separator: "\n") {

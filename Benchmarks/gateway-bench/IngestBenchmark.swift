@@ -369,18 +369,9 @@ struct IngestBenchmark {
                 runner.addTask { try await store.run() }
                 defer { runner.cancelAll() }
                 let start = CPUTime.now()
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    var next = 0
-                    func submit() {
-                        let (items, entry) = requests[next]
-                        group.addTask { _ = try await store.ingest(items, decision: entry, removingSpooledMessage: nil) }
-                        next += 1
-                    }
-                    while next < min(concurrency, requests.count) { submit() }
-                    while try await group.next() != nil {
-                        if next < requests.count { submit() }
-                    }
-                }
+                try await Self.concurrently(requests.count, concurrency: concurrency) { index in
+                    _ = try await store.ingest(requests[index].0, decision: requests[index].1, removingSpooledMessage: nil)
+                } collect: { _ in }
                 cpu += (CPUTime.now() - start).process
             }
             try await store.close()
@@ -401,30 +392,40 @@ struct IngestBenchmark {
     static func ingestAll(_ corpus: [[UInt8]], with ingestors: [Ingestor], concurrency: Int) async throws
         -> ([DecisionLogEntry.Verdict: Int], Latencies)
     {
-        try await withThrowingTaskGroup(of: (DecisionLogEntry.Verdict, Int64).self) { group in
-            var verdicts: [DecisionLogEntry.Verdict: Int] = [:]
-            var latencies: [Int64] = []
+        var verdicts: [DecisionLogEntry.Verdict: Int] = [:]
+        var latencies: [Int64] = []
+        try await concurrently(corpus.count, concurrency: concurrency) { index in
+            let clock = ContinuousClock()
+            let start = clock.now
+            let verdict = try await ingestors[index % ingestors.count].ingestEmail(corpus[index], source: "bench-\(index)")
+                .verdict
+            let elapsed = clock.now - start
+            return (verdict, elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
+        } collect: { (verdict: DecisionLogEntry.Verdict, latency: Int64) in
+            verdicts[verdict, default: 0] += 1
+            latencies.append(latency)
+        }
+        return (verdicts, Latencies(latencies))
+    }
+
+    /// Runs `work` for each index of `0..<count`, at most `concurrency` at a time, in index order, handing each result
+    /// to `collect` as it completes.
+    static func concurrently<Output: Sendable>(
+        _ count: Int, concurrency: Int, _ work: @escaping @Sendable (Int) async throws -> Output,
+        collect: (Output) -> Void
+    ) async throws {
+        try await withThrowingTaskGroup(of: Output.self) { group in
             var next = 0
             func submit() {
-                let message = corpus[next]
-                let source = "bench-\(next)"
-                let ingestor = ingestors[next % ingestors.count]
-                group.addTask {
-                    let clock = ContinuousClock()
-                    let start = clock.now
-                    let verdict = try await ingestor.ingestEmail(message, source: source).verdict
-                    let elapsed = clock.now - start
-                    return (verdict, elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
-                }
+                let index = next
+                group.addTask { try await work(index) }
                 next += 1
             }
-            while next < min(concurrency, corpus.count) { submit() }
-            while let (verdict, latency) = try await group.next() {
-                verdicts[verdict, default: 0] += 1
-                latencies.append(latency)
-                if next < corpus.count { submit() }
+            while next < min(concurrency, count) { submit() }
+            while let output = try await group.next() {
+                collect(output)
+                if next < count { submit() }
             }
-            return (verdicts, Latencies(latencies))
         }
     }
 
@@ -728,12 +729,8 @@ struct CPUTime {
         var total = now().children
         let ticks = ticksPerSecond
         for worker in pool.workers {
-            guard let pid = worker.processID,
-                let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-                let close = stat.lastIndex(of: ")")
-            else { continue }
+            guard let pid = worker.processID, let fields = statFields(String(pid)) else { continue }
             // After "pid (comm)": state is field 3, utime and stime are fields 14 and 15.
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
             if fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) {
                 total += (user + system) / ticks
             }
@@ -745,22 +742,24 @@ struct CPUTime {
     /// PostgreSQL server, its postmaster and backends.
     static func processTree(_ pid: Int32) -> Double {
         let ticks = ticksPerSecond
-        func fields(_ pid: String) -> [Substring]? {
-            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-                let close = stat.lastIndex(of: ")")
-            else { return nil }
-            return stat[stat.index(after: close)...].split(separator: " ")
-        }
         var total = 0.0
         // After "pid (comm)": ppid is field 4; utime, stime, cutime, cstime fields 14 to 17.
-        if let own = fields(String(pid)), own.count > 14 {
+        if let own = statFields(String(pid)), own.count > 14 {
             total += own[11...14].compactMap { Double($0) }.reduce(0, +) / ticks
         }
         for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] where Int32(entry) != nil {
-            guard let child = fields(entry), child.count > 12, Int32(child[1]) == pid else { continue }
+            guard let child = statFields(entry), child.count > 12, Int32(child[1]) == pid else { continue }
             total += ((Double(child[11]) ?? 0) + (Double(child[12]) ?? 0)) / ticks
         }
         return total
+    }
+
+    /// The fields of /proc/PID/stat after "pid (comm)", the process's state (field 3) first; nil when it is gone.
+    static func statFields(_ pid: String) -> [Substring]? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return nil }
+        return stat[stat.index(after: close)...].split(separator: " ")
     }
 
     static func - (lhs: CPUTime, rhs: CPUTime) -> CPUTime {

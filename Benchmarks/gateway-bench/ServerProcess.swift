@@ -145,13 +145,9 @@ final class ServerProcess {
 
     /// utime + stime (own) and cutime + cstime (reaped children) of /proc/PID/stat, in seconds.
     private static func stat(_ pid: pid_t) -> (own: Double, children: Double)? {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-            let close = text.lastIndex(of: ")")
-        else { return nil }
         // After "pid (comm)": state is field 3; utime, stime, cutime, cstime are fields 14 to 17.
-        let fields = text[text.index(after: close)...].split(separator: " ")
-        guard fields.count > 14, let user = Double(fields[11]), let system = Double(fields[12]),
-            let childUser = Double(fields[13]), let childSystem = Double(fields[14])
+        guard let fields = CPUTime.statFields(String(pid)), fields.count > 14, let user = Double(fields[11]),
+            let system = Double(fields[12]), let childUser = Double(fields[13]), let childSystem = Double(fields[14])
         else { return nil }
         let ticks = CPUTime.ticksPerSecond
         return ((user + system) / ticks, (childUser + childSystem) / ticks)
