@@ -389,23 +389,32 @@ extension SQLiteStore {
 
     /// Refuses foreign and newer databases, then runs the missing migrations (when `migrate`).
     ///
-    /// Two processes opening a new file at once both try to migrate it; GRDB runs each migration in its own
-    /// immediate transaction, so the later one fails on the tables the earlier one created. That failure is retried
-    /// against what is then on disk.
-    static func prepareSchema(_ pool: any DatabaseWriter, path: String, migrate: Bool) throws {
-        let migrator = Self.migrator
-        var attempt = 0
+    /// Several processes opening a new file at once all try to migrate it. GRDB reads which migrations are applied
+    /// once, then runs each missing one in its own immediate transaction, so an opener can fail on a migration
+    /// another one applied after that read (a column already renamed, a table already made). Such a failure is
+    /// retried against what is then on disk for as long as the other openers make progress (the applied set grew
+    /// since the attempt began); a failure with no progress beside it is the migration's own, and is reported
+    /// after one retry.
+    ///
+    /// `migrator` is the store's own but for tests of this retrying, whose migrations can be made to take long.
+    package static func prepareSchema(
+        _ pool: any DatabaseWriter, path: String, migrate: Bool, migrator: DatabaseMigrator = SQLiteStore.migrator
+    ) throws {
+        var stalledAttempts = 0
         while true {
-            attempt += 1
-            try checkOwnership(pool, migrator: migrator, path: path)
+            let before = try checkOwnership(pool, migrator: migrator, path: path)
             guard migrate else { return }
             do {
                 try migrator.migrate(pool)
                 return
             } catch {
-                let completed = (try? pool.read { try migrator.hasCompletedMigrations($0) }) ?? false
-                if completed { return }
-                if attempt >= 3 {
+                let after = try? pool.read { db in
+                    (try migrator.hasCompletedMigrations(db), try migrator.appliedIdentifiers(db))
+                }
+                if after?.0 == true { return }
+                if let applied = after?.1, !applied.isSubset(of: before) { continue }
+                stalledAttempts += 1
+                if stalledAttempts >= 2 {
                     throw StoreError(
                         code: .migrationFailed,
                         reason:
@@ -417,8 +426,11 @@ extension SQLiteStore {
         }
     }
 
-    /// Throws unless the database is empty or a gateway store that this build can migrate.
-    private static func checkOwnership(_ pool: any DatabaseWriter, migrator: DatabaseMigrator, path: String) throws {
+    /// Throws unless the database is empty or a gateway store that this build can migrate; returns the migrations
+    /// applied.
+    private static func checkOwnership(
+        _ pool: any DatabaseWriter, migrator: DatabaseMigrator, path: String
+    ) throws -> Set<String> {
         let state: (applicationID: Int32, tableCount: Int, superseded: Bool, applied: [String])
         do {
             state = try pool.read { db in
@@ -457,5 +469,6 @@ extension SQLiteStore {
                     + "to this one, which knows up to \(migrator.migrations.last ?? "v1")); upgrade the gateway"
             )
         }
+        return Set(state.applied)
     }
 }

@@ -45,7 +45,7 @@ package final class SQLiteStore: ManagedStore {
     }
 
     /// `PRAGMA application_id` of a gateway store ("GWRS"), so another application's SQLite file is refused.
-    static let applicationID: Int32 = 0x4757_5253
+    package static let applicationID: Int32 = 0x4757_5253
 
     /// The database file; `:memory:` for a store that lives in memory only (``init(inMemory:now:)``).
     package let path: String

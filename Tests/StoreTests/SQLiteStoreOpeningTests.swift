@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import SQLiteStore
 import Store
+import Synchronization
 import Testing
 
 @Suite("Opening and migrating the SQLite store")
@@ -228,21 +229,94 @@ struct SQLiteStoreOpeningTests {
         #expect(await storeErrorCode { _ = try SQLiteStore(path: blocker + "/store.sqlite") } == .openFailed)
     }
 
-    @Test func storesCreatingTheSameFileAtOnceAllOpen() async throws {
-        // The later ones find the tables the first created; each must retry against what is on disk, not fail.
-        for _ in 0..<10 {
+    @Test func storesCreatingTheSameFileAtOnceAllOpen() throws {
+        // The later ones find the tables the first created, or a migration another one ran after they read what was
+        // applied; each must retry against what is on disk, not fail. Threads, not tasks: the cooperative pool runs
+        // no more tasks at once than there are cores, and the race needs more openers than that.
+        let openers = 6
+        for _ in 0..<12 {
             let directory = try TemporaryDirectory()
             let path = directory.databasePath
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for _ in 0..<3 {
-                    group.addTask { try SQLiteStore(path: path, configuration: fastConfiguration).closeNow() }
+            let failures = Mutex<[String]>([])
+            let start = DispatchSemaphore(value: 0)
+            let done = DispatchGroup()
+            for _ in 0..<openers {
+                done.enter()
+                Thread.detachNewThread {
+                    start.wait()
+                    do {
+                        try SQLiteStore(path: path, configuration: fastConfiguration).closeNow()
+                    } catch {
+                        failures.withLock { $0.append(String(describing: error)) }
+                    }
+                    done.leave()
                 }
-                try await group.waitForAll()
             }
+            for _ in 0..<openers { start.signal() }
+            done.wait()
+            #expect(failures.withLock { $0 } == [])
             #expect(
                 try Self.read(path) { try String.fetchAll($0, sql: "SELECT identifier FROM grdb_migrations") } == SQLiteStore.knownMigrations
             )
         }
+    }
+
+    @Test func openersRacingThroughSlowMigrationsAllFinish() throws {
+        // The openers take turns at the write lock between migrations, so most run a migration another has just
+        // applied (GRDB reads what is applied once, before the first). The retrying keeps going while the others
+        // make progress: every opener ends on a fully migrated file.
+        let identifiers = (1...16).map { "m\($0)" }
+        var registering = DatabaseMigrator()
+        for (index, identifier) in identifiers.enumerated() {
+            registering.registerMigration(identifier) { db in
+                if index == 0 { try db.execute(sql: "PRAGMA application_id = \(SQLiteStore.applicationID)") }
+                try db.execute(sql: "CREATE TABLE t\(index) (x INTEGER)")
+                // A while inside the lock, while the others read what is applied, and a pause after the commit,
+                // when the lock is free and they take turns, each with what it read before.
+                Thread.sleep(forTimeInterval: 0.005)
+                db.afterNextTransaction { _ in Thread.sleep(forTimeInterval: 0.005) }
+            }
+        }
+        let migrator = registering
+        let directory = try TemporaryDirectory()
+        let path = directory.path + "/race.sqlite"
+        let failures = Mutex<[String]>([])
+        let done = DispatchGroup()
+        for _ in 0..<6 {
+            done.enter()
+            Thread.detachNewThread {
+                do {
+                    var configuration = GRDB.Configuration()
+                    configuration.busyMode = .timeout(10)
+                    let queue = try DatabaseQueue(path: path, configuration: configuration)
+                    try SQLiteStore.prepareSchema(queue, path: path, migrate: true, migrator: migrator)
+                } catch {
+                    failures.withLock { $0.append(String(describing: error)) }
+                }
+                done.leave()
+            }
+        }
+        done.wait()
+        #expect(failures.withLock { $0 } == [])
+        #expect(try Self.read(path) { try String.fetchAll($0, sql: "SELECT identifier FROM grdb_migrations") } == identifiers)
+    }
+
+    @Test func aMigrationThatFailsOnItsOwnIsReportedAndTheFileKeepsItsVersion() async throws {
+        // No other opener makes progress beside this failure: it is reported (after one retry), not retried forever.
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("m1") { db in
+            try db.execute(sql: "PRAGMA application_id = \(SQLiteStore.applicationID)")
+            try db.execute(sql: "CREATE TABLE t1 (x INTEGER)")
+        }
+        migrator.registerMigration("m2") { db in try db.execute(sql: "ALTER TABLE t1 RENAME COLUMN nowhere TO y") }
+        let directory = try TemporaryDirectory()
+        let path = directory.path + "/failing.sqlite"
+        let queue = try DatabaseQueue(path: path)
+        let code = await storeErrorCode {
+            try SQLiteStore.prepareSchema(queue, path: path, migrate: true, migrator: migrator)
+        }
+        #expect(code == .migrationFailed)
+        #expect(try Self.read(path) { try String.fetchAll($0, sql: "SELECT identifier FROM grdb_migrations") } == ["m1"])
     }
 
     @Test func aClosedStoreThrowsInsteadOfCrashing() async throws {
