@@ -19,15 +19,19 @@ extension SQLiteStore {
             else { return nil }
             let (writes, change) = ConsentRules.plan(
                 decision, record: record, profile: try Self.profile(of: owner, in: db), now: now)
-            for write in writes { try Self.execute(write, in: db) }
+            let transaction = LifecycleTransaction()
+            for write in writes { try Self.execute(write, in: db, transaction) }
+            try transaction.finish(in: db)
             return change
         }
         if change?.changed == true { changeSignal.notify() }
         return change
     }
 
-    /// Executes one write of an owner's decision: SQL and nothing more.
-    static func execute(_ write: ConsentWrite, in db: Database) throws {
+    /// Executes one write of an owner's decision: SQL and nothing more. The caller finishes `transaction` before it
+    /// commits.
+    static func execute(_ write: ConsentWrite, in db: Database, _ transaction: LifecycleTransaction) throws {
+        if write.lifecycleWrite == nil { transaction.created = nil }
         switch write {
         case .setConsent(let recordID, let consent):
             try db.cachedStatement(
@@ -44,7 +48,7 @@ extension SQLiteStore {
                     """
             ).execute(arguments: [owner.address, try encodeList(names), StoreTime.milliseconds(at)])
         case .recordChange:
-            if let change = write.lifecycleWrite { try execute(change, in: db) }
+            if let change = write.lifecycleWrite { try execute(change, in: db, transaction) }
         }
     }
 
