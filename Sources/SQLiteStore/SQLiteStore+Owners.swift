@@ -46,7 +46,7 @@ extension SQLiteStore {
                     VALUES (?, '[]', ?, 'tentative', ?)
                     ON CONFLICT (owner) DO UPDATE SET learned_names = excluded.learned_names, updated_at = excluded.updated_at
                     """
-            ).execute(arguments: [owner.address, try encodeList(names), StoreTime.milliseconds(at)])
+            ).execute(arguments: [owner.address, encodeList(names), StoreTime.milliseconds(at)])
         case .recordChange:
             if let change = write.lifecycleWrite { try execute(change, in: db, transaction) }
         }
@@ -184,7 +184,7 @@ extension SQLiteStore {
                     try db.execute(
                         sql: "UPDATE decision_log SET owners = ?, reservations = ? WHERE id = ?",
                         arguments: [
-                            try Self.encodeList(kept.owners.map(\.address)),
+                            Self.encodeList(kept.owners.map(\.address)),
                             ReservationOutcomeRecord.storedJSON(kept.reservations), id,
                         ])
                     report.decisionLogEntriesRedacted += 1
@@ -366,7 +366,7 @@ extension SQLiteStore {
 
     static func profileArguments(_ profile: OwnerProfile) throws -> StatementArguments {
         [
-            profile.owner.address, try encodeList(profile.names), try encodeList(profile.learnedNames),
+            profile.owner.address, encodeList(profile.names), encodeList(profile.learnedNames),
             profile.suggestedInCalendar.rawValue, StoreTime.milliseconds(profile.updatedAt),
         ]
     }

@@ -234,7 +234,7 @@ extension SQLiteStore {
         [
             content.containerReference, content.status.rawValue, content.isMinimalCancellation,
             content.senderTime?.milliseconds, content.senderTime?.source.rawValue, content.kind, content.payload,
-            try encodeList(content.flags), content.source, try content.provenance.storedJSON(),
+            encodeList(content.flags), content.source, try content.provenance.storedJSON(),
             content.endsAt.map(StoreTime.milliseconds),
         ]
     }
