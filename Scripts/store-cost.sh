@@ -8,7 +8,8 @@
 #
 # Needs perf (linux-perf) and the right to attach to a process of your own (kernel.perf_event_paranoid <= 1 or root).
 set -euo pipefail
-checkout=$(cd "${1:-$(dirname "$0")/..}" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+checkout=$(cd "${1:-$here/..}" && pwd)
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 cd "$checkout"
@@ -23,4 +24,8 @@ sleep 1.6
 perf record -F 1999 -g -p $bench -o "$out/perf.data" -- sleep 3 > /dev/null 2>&1
 wait $bench
 grep -E '^ingest \(SQLite, synchronous=FULL|^  CPU per email' "$out/bench.out" | head -2
-perf script -i "$out/perf.data" -F comm,tid,ip,sym 2>/dev/null | python3 "$(dirname "$0")/store-cost.py"
+# The store write alone (the SQLite run's breakdown, one email at a time and 16 in flight on fresh stores; an older
+# build's bench may not print both), and PostgreSQL with one node in the same run.
+grep -E '^  the rest .*store write alone|^  store write of new reservations alone' "$out/bench.out" | head -2 || true
+grep -A2 -E '^ingest \(PostgreSQL, 1 node\)' "$out/bench.out" | grep -E '^ingest|^  CPU per email' || true
+perf script -i "$out/perf.data" -F comm,tid,ip,sym 2>/dev/null | python3 "$here/store-cost.py"

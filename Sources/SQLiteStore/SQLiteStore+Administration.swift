@@ -198,8 +198,8 @@ extension SQLiteStore {
                     """,
                 arguments: [
                     entry.id, ms(entry.time), entry.channel.rawValue, entry.sourceDomain, entry.source,
-                    try encodeList(entry.owners.map(\.address)), entry.contentHash, entry.verdict.rawValue,
-                    try encodeList(entry.codes), try encodeList(entry.flags),
+                    encodeList(entry.owners.map(\.address)), entry.contentHash, entry.verdict.rawValue,
+                    encodeList(entry.codes), encodeList(entry.flags),
                     ReservationOutcomeRecord.storedJSON(entry.reservations),
                 ])
         case .domain(let domain):
@@ -289,7 +289,7 @@ extension SQLiteStore {
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
-                    hook.id, hook.url, hook.owner?.address, hook.domain, try encodeList(hook.types.map(\.rawValue)),
+                    hook.id, hook.url, hook.owner?.address, hook.domain, encodeList(hook.types.map(\.rawValue)),
                     stored.secret, ms(hook.createdAt), hook.createdBy, hook.dispatchedPosition,
                 ])
         case .delivery(let delivery):

@@ -101,8 +101,8 @@ extension SQLiteStore {
                 """
         ).execute(arguments: [
             StoreTime.milliseconds(entry.time), entry.channel.rawValue, stored.sourceDomain, entry.source,
-            try encodeList(entry.owners.map(\.address)),
-            entry.contentHash, entry.verdict.rawValue, try encodeList(entry.codes), try encodeList(entry.flags),
+            encodeList(entry.owners.map(\.address)),
+            entry.contentHash, entry.verdict.rawValue, encodeList(entry.codes), encodeList(entry.flags),
             ReservationOutcomeRecord.storedJSON(entry.reservations),
         ])
         stored.id = db.lastInsertedRowID

@@ -9,19 +9,24 @@ extension SQLiteStore {
     /// the batch is first written without savepoints; when one fails, that transaction is rolled back whole and the
     /// batch is written again with a savepoint per request, giving each the result it would have had alone (as
     /// PostgreSQL's batches do).
+    ///
+    /// The requests of one transaction share a ``LifecycleTransaction``, finished before it commits.
     func writeBatch<Request: Sendable, Output: Sendable>(
         _ requests: [Request], operation: String,
-        _ write: @escaping @Sendable (Request, Database) throws -> Output
+        _ write: @escaping @Sendable (Request, Database, LifecycleTransaction) throws -> Output
     ) async throws -> [Result<Output, any Error>] {
         do {
             return try await writing(operation) { db in
-                try requests.map { request -> Result<Output, any Error> in
+                let transaction = LifecycleTransaction()
+                let results = try requests.map { request -> Result<Output, any Error> in
                     do {
-                        return .success(try write(request, db))
+                        return .success(try write(request, db, transaction))
                     } catch {
                         throw RequestFailed()
                     }
                 }
+                try transaction.finish(in: db)
+                return results
             }
         } catch is RequestFailed {
             return try await writeBatchInSavepoints(requests, operation: operation, write)
@@ -35,15 +40,17 @@ extension SQLiteStore {
     /// ``writeBatch(_:operation:_:)`` with each request in a savepoint of its own.
     private func writeBatchInSavepoints<Request: Sendable, Output: Sendable>(
         _ requests: [Request], operation: String,
-        _ write: @escaping @Sendable (Request, Database) throws -> Output
+        _ write: @escaping @Sendable (Request, Database, LifecycleTransaction) throws -> Output
     ) async throws -> [Result<Output, any Error>] {
         let path = self.path
         return try await writing(operation) { db in
-            requests.map { request in
+            let transaction = LifecycleTransaction()
+            let results = requests.map { request -> Result<Output, any Error> in
+                let mark = transaction.mark
                 do {
                     var stored: Output? = nil
                     try db.inSavepoint {
-                        stored = try write(request, db)
+                        stored = try write(request, db, transaction)
                         return .commit
                     }
                     guard let stored else {
@@ -51,9 +58,13 @@ extension SQLiteStore {
                     }
                     return .success(stored)
                 } catch {
+                    // Its savepoint was rolled back: so are the change positions it took.
+                    transaction.rollBack(to: mark)
                     return .failure(Self.storeError(error, operation: operation, path: path))
                 }
             }
+            try transaction.finish(in: db)
+            return results
         }
     }
 
@@ -66,14 +77,16 @@ extension SQLiteStore {
 
     /// One ingestion's rows: the spooled message removed, the reservations applied in order (their change events
     /// with them) and the log entry with their outcomes.
-    static func ingest(_ request: IngestionRequest, in db: Database) throws -> IngestionWritten {
+    static func ingest(_ request: IngestionRequest, in db: Database, _ transaction: LifecycleTransaction) throws
+        -> IngestionWritten
+    {
         // First: a message another process decided meanwhile writes nothing (SpoolLease: exactly once).
         if let spoolID = request.spoolID {
             try db.cachedStatement(sql: "DELETE FROM spooled_message WHERE id = ?").execute(arguments: [spoolID])
             guard db.changesCount > 0 else { throw StoreError.spoolEntryGone(spoolID) }
         }
         let plans = try request.reservations.map {
-            try apply($0, now: request.now, channel: request.decision.channel, in: db)
+            try apply($0, now: request.now, channel: request.decision.channel, in: db, transaction)
         }
         let stored = try insert(request.decision.recording(plans, of: request.reservations), in: db)
         return IngestionWritten(entry: stored, recordsChanges: plans.contains(where: \.recordsChanges))
@@ -86,7 +99,9 @@ extension SQLiteStore {
     }
 
     /// One spooled message's row.
-    static func insertSpooled(_ request: SpoolRequest, in db: Database) throws -> SpooledMessage {
+    static func insertSpooled(_ request: SpoolRequest, in db: Database, _: LifecycleTransaction) throws
+        -> SpooledMessage
+    {
         try db.cachedStatement(
             sql: """
                 INSERT INTO spooled_message (bytes, channel, owner, reason_code, attempts, next_attempt_at,

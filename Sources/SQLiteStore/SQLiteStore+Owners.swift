@@ -19,15 +19,19 @@ extension SQLiteStore {
             else { return nil }
             let (writes, change) = ConsentRules.plan(
                 decision, record: record, profile: try Self.profile(of: owner, in: db), now: now)
-            for write in writes { try Self.execute(write, in: db) }
+            let transaction = LifecycleTransaction()
+            for write in writes { try Self.execute(write, in: db, transaction) }
+            try transaction.finish(in: db)
             return change
         }
         if change?.changed == true { changeSignal.notify() }
         return change
     }
 
-    /// Executes one write of an owner's decision: SQL and nothing more.
-    static func execute(_ write: ConsentWrite, in db: Database) throws {
+    /// Executes one write of an owner's decision: SQL and nothing more. The caller finishes `transaction` before it
+    /// commits.
+    static func execute(_ write: ConsentWrite, in db: Database, _ transaction: LifecycleTransaction) throws {
+        if write.lifecycleWrite == nil { transaction.created = nil }
         switch write {
         case .setConsent(let recordID, let consent):
             try db.cachedStatement(
@@ -42,9 +46,9 @@ extension SQLiteStore {
                     VALUES (?, '[]', ?, 'tentative', ?)
                     ON CONFLICT (owner) DO UPDATE SET learned_names = excluded.learned_names, updated_at = excluded.updated_at
                     """
-            ).execute(arguments: [owner.address, try encodeList(names), StoreTime.milliseconds(at)])
+            ).execute(arguments: [owner.address, encodeList(names), StoreTime.milliseconds(at)])
         case .recordChange:
-            if let change = write.lifecycleWrite { try execute(change, in: db) }
+            if let change = write.lifecycleWrite { try execute(change, in: db, transaction) }
         }
     }
 
@@ -180,7 +184,7 @@ extension SQLiteStore {
                     try db.execute(
                         sql: "UPDATE decision_log SET owners = ?, reservations = ? WHERE id = ?",
                         arguments: [
-                            try Self.encodeList(kept.owners.map(\.address)),
+                            Self.encodeList(kept.owners.map(\.address)),
                             ReservationOutcomeRecord.storedJSON(kept.reservations), id,
                         ])
                     report.decisionLogEntriesRedacted += 1
@@ -362,7 +366,7 @@ extension SQLiteStore {
 
     static func profileArguments(_ profile: OwnerProfile) throws -> StatementArguments {
         [
-            profile.owner.address, try encodeList(profile.names), try encodeList(profile.learnedNames),
+            profile.owner.address, encodeList(profile.names), encodeList(profile.learnedNames),
             profile.suggestedInCalendar.rawValue, StoreTime.milliseconds(profile.updatedAt),
         ]
     }

@@ -7,7 +7,10 @@ extension SQLiteStore {
         try limits.validate(reservations)
         let now = self.now()
         let plans = try await writing("apply") { db in
-            try reservations.map { try Self.apply($0, now: now, channel: nil, in: db) }
+            let transaction = LifecycleTransaction()
+            let plans = try reservations.map { try Self.apply($0, now: now, channel: nil, in: db, transaction) }
+            try transaction.finish(in: db)
+            return plans
         }
         if plans.contains(where: \.recordsChanges) { changeSignal.notify() }
         return plans.map(\.outcome)
@@ -85,10 +88,12 @@ extension SQLiteStore {
     // MARK: - The lifecycle's plan, inside a write transaction
 
     /// Applies one reservation; the caller holds the write transaction (`BEGIN IMMEDIATE`: no other writer runs
-    /// between these reads and the plan's writes). - Returns: The plan executed.
-    static func apply(_ item: IncomingReservation, now: Date, channel: IngestionChannel?, in db: Database) throws
-        -> LifecyclePlan
-    {
+    /// between these reads and the plan's writes) and finishes `transaction` before it commits.
+    /// - Returns: The plan executed.
+    static func apply(
+        _ item: IncomingReservation, now: Date, channel: IngestionChannel?, in db: Database,
+        _ transaction: LifecycleTransaction
+    ) throws -> LifecyclePlan {
         let reads = ReservationLifecycle.reads(for: item)
         let records = try Row.fetchAll(
             db.cachedStatement(sql: lifecycleReadSQL),
@@ -98,10 +103,10 @@ extension SQLiteStore {
                 reads.wholeContainer,
             ]
         ).map(storedVersion)
-        let owner = try ownerContext(for: reads, in: db)
+        let owner = try transaction.ownerContext(for: reads) { try ownerContext(for: reads, in: db) }
         let plan = ReservationLifecycle.plan(
             for: item, state: reads.state(from: records, owner: owner), now: now, channel: channel)
-        for write in plan.writes { try execute(write, in: db) }
+        for write in plan.writes { try execute(write, in: db, transaction) }
         return plan
     }
 
@@ -143,8 +148,11 @@ extension SQLiteStore {
         """
     }
 
-    /// Executes one write of a lifecycle plan: SQL and nothing more.
-    static func execute(_ write: LifecycleWrite, in db: Database) throws {
+    /// Executes one write of a lifecycle plan: SQL and nothing more. The caller finishes `transaction` before it
+    /// commits.
+    static func execute(_ write: LifecycleWrite, in db: Database, _ transaction: LifecycleTransaction) throws {
+        let previous = transaction.created
+        transaction.created = nil
         switch write {
         case .create(let key, let content, let at, let cancelledAt, let consent):
             try db.cachedStatement(sql: createSQL).execute(
@@ -152,6 +160,8 @@ extension SQLiteStore {
                     StoreTime.milliseconds(at), StoreTime.milliseconds(at), cancelledAt.map(StoreTime.milliseconds),
                     consent.state.rawValue, consent.reason.rawValue, StoreTime.milliseconds(consent.changedAt),
                 ])
+            transaction.created = LifecycleTransaction.Created(
+                key: key, id: db.lastInsertedRowID, senderTime: content.senderTime, consent: consent)
         case .archive(let recordID):
             try db.cachedStatement(sql: archiveSQL).execute(arguments: [recordID])
         case .overwrite(let recordID, let version, let content, let at, let cancelledAt):
@@ -176,16 +186,21 @@ extension SQLiteStore {
             ).execute(arguments: [time.milliseconds, time.source.rawValue, recordID])
         case .recordChange(let key, let kind, let at, let channel):
             // One writer at a time (BEGIN IMMEDIATE): positions taken here are in commit order.
-            guard
-                let position = try Int64.fetchOne(
-                    db.cachedStatement(sql: "UPDATE change_counter SET last = last + 1 WHERE id = 1 RETURNING last"))
-            else {
-                throw StoreError(code: .corrupt, reason: "the change counter is missing; restore the database")
+            let position = try transaction.takePosition(in: db)
+            if let created = previous, created.key == key {
+                // The record was created by the write before: its columns are known, not read again.
+                try db.cachedStatement(sql: recordCreationSQL).execute(arguments: [
+                    position, kind.rawValue, StoreTime.milliseconds(at), channel?.rawValue, created.id, 1,
+                    key.owner.address, key.sourceDomain, created.senderTime?.milliseconds,
+                    created.senderTime?.source.rawValue, created.consent.state.rawValue,
+                    created.consent.reason.rawValue, StoreTime.milliseconds(created.consent.changedAt),
+                ])
+            } else {
+                try db.cachedStatement(sql: recordChangeSQL).execute(arguments: [
+                    position, kind.rawValue, StoreTime.milliseconds(at), channel?.rawValue, key.owner.address,
+                    key.sourceDomain, key.itemReference,
+                ])
             }
-            try db.cachedStatement(sql: recordChangeSQL).execute(arguments: [
-                position, kind.rawValue, StoreTime.milliseconds(at), channel?.rawValue, key.owner.address,
-                key.sourceDomain, key.itemReference,
-            ])
             guard db.changesCount == 1 else {
                 throw StoreError(code: .conflict, reason: "the record of a change to record is gone")
             }
@@ -204,6 +219,10 @@ extension SQLiteStore {
         SELECT id, version, \(StoreSQLNames.contentColumns), updated_at, cancelled_at
         FROM reservation WHERE id = ?
         """
+    static let recordCreationSQL = """
+        INSERT INTO change_event (position, change, recorded_at, channel, \(StoreSQLNames.changeRecordColumns))
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        """
     static let recordChangeSQL = """
         INSERT INTO change_event (position, change, recorded_at, channel, \(StoreSQLNames.changeRecordColumns))
         SELECT ?, ?, ?, ?, \(StoreSQLNames.changeCopiedColumns) FROM reservation
@@ -215,7 +234,7 @@ extension SQLiteStore {
         [
             content.containerReference, content.status.rawValue, content.isMinimalCancellation,
             content.senderTime?.milliseconds, content.senderTime?.source.rawValue, content.kind, content.payload,
-            try encodeList(content.flags), content.source, try content.provenance.storedJSON(),
+            encodeList(content.flags), content.source, try content.provenance.storedJSON(),
             content.endsAt.map(StoreTime.milliseconds),
         ]
     }

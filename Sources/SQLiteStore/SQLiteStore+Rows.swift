@@ -49,9 +49,13 @@ extension SQLiteStore {
 
     /// A list of strings as a JSON array: the bytes ``encodeJSON(_:)`` writes for it, written as a ``JSONValue``,
     /// which the canonical encoder writes without the `Encoder` protocol (a log entry has three lists).
-    static func encodeList(_ values: [String]) throws -> String {
+    /// A list of strings as JSON text: what ``encodeJSON(_:)`` writes for it (every ingestion writes three or four,
+    /// so without the `Encoder` protocol).
+    static func encodeList(_ values: [String]) -> String {
         if values.isEmpty { return "[]" }
-        return try encodeJSON(JSONValue.array(values.map(JSONValue.string)))
+        var json = CanonicalJSONBuilder()
+        json.strings(values)
+        return String(decoding: json.bytes, as: UTF8.self)
     }
 
     static func decodeList(_ text: String) throws -> [String] {

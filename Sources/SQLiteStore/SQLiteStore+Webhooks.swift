@@ -18,7 +18,7 @@ extension SQLiteStore {
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                     """
             ).execute(arguments: [
-                url, owner?.address, domain, try Self.encodeList(types.map(\.rawValue)), secret, now, actor, start,
+                url, owner?.address, domain, Self.encodeList(types.map(\.rawValue)), secret, now, actor, start,
             ])
             return Webhook(
                 id: db.lastInsertedRowID, url: url, owner: owner, domain: domain, types: types,

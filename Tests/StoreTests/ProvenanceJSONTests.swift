@@ -1,9 +1,11 @@
 import Foundation
+import GRDB
 import Reservations
+import SQLiteStore
 import Store
 import Testing
 
-/// The store writes a version's provenance and a log entry's outcomes member by member (``CanonicalJSONBuilder``),
+/// The store writes a version's provenance, a log entry's outcomes and SQLite's lists of strings member by member (``CanonicalJSONBuilder``),
 /// not through the `Encoder` protocol: byte for byte what `CanonicalJSONEncoder` (and so Foundation's `JSONEncoder`)
 /// writes for the same value, and read back as the same value.
 @Suite("Stored JSON written by hand: the provenance and the log's outcomes")
@@ -61,6 +63,41 @@ struct ProvenanceJSONTests {
             #expect(stored == String(decoding: try CanonicalJSONEncoder().encode(list), as: UTF8.self))
             #expect(Array(stored.utf8) == Array(try CanonicalJSONEncoder().foundationEncoder.encode(list)))
             #expect(try JSONDecoder().decode([ReservationOutcomeRecord].self, from: Data(stored.utf8)) == list)
+        }
+    }
+
+    /// SQLite keeps a log entry's owners, codes and flags and a version's flags as JSON lists of strings.
+    @Test func sqliteListsAreWhatTheEncoderWrites() async throws {
+        let texts = ["", "plain", "quote \" backslash \\ slash / tab \t", "line\n\u{01}\u{1F}", "café 日本 🚆"]
+        let directory = try TemporaryDirectory()
+        let store = try SQLiteStore(path: directory.databasePath, configuration: fastConfiguration)
+        try await running([store]) { _ in
+            for count in 0...texts.count {
+                let list = Array(texts.prefix(count))
+                _ = try await store.ingest(
+                    [Sample.flight(item: "L\(count)", flags: list)],
+                    decision: DecisionLogEntry(
+                        time: Sample.time(Double(count)), channel: .email, sourceDomain: Sample.domain, source: "L\(count)",
+                        owners: [Sample.owner, Sample.bob].prefix(count % 3).map { $0 }, contentHash: "sha256:\(count)",
+                        verdict: .admitted, codes: list, flags: list.reversed()))
+            }
+        }
+        let rows = try await DatabaseQueue(path: directory.databasePath).read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT l.owners, l.codes, l.flags, r.flags FROM decision_log l
+                    JOIN reservation r ON r.item_reference = l.source ORDER BY l.id
+                    """)
+        }
+        #expect(rows.count == texts.count + 1)
+        for (count, row) in rows.enumerated() {
+            let list = Array(texts.prefix(count))
+            let encoded = { (list: [String]) in String(decoding: try CanonicalJSONEncoder().encode(list), as: UTF8.self) }
+            #expect(row[0] as String == (try encoded([Sample.owner, Sample.bob].prefix(count % 3).map(\.address))))
+            #expect(row[1] as String == (try encoded(list)))
+            #expect(row[2] as String == (try encoded(list.reversed())))
+            #expect(row[3] as String == (try encoded(list)))
         }
     }
 }
