@@ -82,7 +82,8 @@ struct ProvenanceJSONTests {
                         verdict: .admitted, codes: list, flags: list.reversed()))
             }
         }
-        let rows = try await DatabaseQueue(path: directory.databasePath).read { db in
+        let database = try DatabaseQueue(path: directory.databasePath)
+        let rows = try database.read { db in
             try Row.fetchAll(
                 db,
                 sql: """
