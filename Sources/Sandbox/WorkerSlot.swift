@@ -26,11 +26,15 @@ struct WorkerSlot: Sendable {
         sigemptyset(&blocked)
         sigaddset(&blocked, SIGPIPE)
         pthread_sigmask(SIG_BLOCK, &blocked, nil)
+        // Steps of tasks that prefer the pool's executor, resumed here, run here (`SlotExecutor`).
+        SlotExecutor.adopt()
+        defer { SlotExecutor.leave() }
 
         var worker: WorkerProcess? = start()
         var lastStartFailure: ContinuousClock.Instant? = worker == nil ? .now : nil
 
         while true {
+            SlotExecutor.runPending()
             if worker == nil, !core.isClosed, lastStartFailure.map({ .now - $0 > .seconds(1) }) ?? true {
                 worker = start()
                 lastStartFailure = worker == nil ? .now : nil
@@ -182,6 +186,7 @@ struct WorkerSlot: Sendable {
                 if !keep { core.workerStopped(slot: index) }  // before the answer: the task may look at the pool
                 // The worker read this document whole before it answered, so its task may now free the bytes.
                 core.finish(job, slot: index, answer: answer)
+                SlotExecutor.runPending()  // its task's next step, if it prefers this executor
                 guard keep else {
                     core.requeue(Array(jobs[(position + 1)...]), slot: index)
                     return false
