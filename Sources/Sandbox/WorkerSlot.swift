@@ -186,11 +186,13 @@ struct WorkerSlot: Sendable {
                 if !keep { core.workerStopped(slot: index) }  // before the answer: the task may look at the pool
                 // The worker read this document whole before it answered, so its task may now free the bytes.
                 core.finish(job, slot: index, answer: answer)
-                SlotExecutor.runPending()  // its task's next step, if it prefers this executor
                 guard keep else {
                     core.requeue(Array(jobs[(position + 1)...]), slot: index)
-                    return false
+                    return false  // the task's next step, if it prefers the pool's executor, runs in `run`'s loop
                 }
+                // Its task's next step, if it prefers the pool's executor, while the worker goes on with the batch;
+                // the next document's deadline counts from after it.
+                SlotExecutor.runPending()
                 begun = .now
             }
             return true
