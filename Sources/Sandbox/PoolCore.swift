@@ -95,6 +95,8 @@ final class PoolCore: Sendable {
 
     let configuration: WorkerPool.Configuration
     let wakes: [WakePipe]
+    /// Runs the steps of tasks that prefer it on the slot thread that resumed them.
+    let executor = SlotExecutor()
     private let state: Mutex<State>
 
     init(configuration: WorkerPool.Configuration) throws(SandboxFailure) {

@@ -55,6 +55,11 @@ package final class WorkerPool: Sendable {
         confinement = core.report ?? Confinement.Report()
     }
 
+    /// The executor a task may prefer (`withTaskExecutorPreference(pool.executor) { … }`) so that, after
+    /// each document, its next step runs on the slot thread that got the answer, rather than on a
+    /// cooperative thread woken for it (`SlotExecutor`).
+    package var executor: SlotExecutor { core.executor }
+
     deinit {
         core.close()  // slot threads retire their workers on their own
     }

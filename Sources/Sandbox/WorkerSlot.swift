@@ -26,11 +26,15 @@ struct WorkerSlot: Sendable {
         sigemptyset(&blocked)
         sigaddset(&blocked, SIGPIPE)
         pthread_sigmask(SIG_BLOCK, &blocked, nil)
+        // Steps of tasks that prefer the pool's executor, resumed here, run here (`SlotExecutor`).
+        SlotExecutor.adopt()
+        defer { SlotExecutor.leave() }
 
         var worker: WorkerProcess? = start()
         var lastStartFailure: ContinuousClock.Instant? = worker == nil ? .now : nil
 
         while true {
+            SlotExecutor.runPending()
             if worker == nil, !core.isClosed, lastStartFailure.map({ .now - $0 > .seconds(1) }) ?? true {
                 worker = start()
                 lastStartFailure = worker == nil ? .now : nil
@@ -184,8 +188,11 @@ struct WorkerSlot: Sendable {
                 core.finish(job, slot: index, answer: answer)
                 guard keep else {
                     core.requeue(Array(jobs[(position + 1)...]), slot: index)
-                    return false
+                    return false  // the task's next step, if it prefers the pool's executor, runs in `run`'s loop
                 }
+                // Its task's next step, if it prefers the pool's executor, while the worker goes on with the batch;
+                // the next document's deadline counts from after it.
+                SlotExecutor.runPending()
                 begun = .now
             }
             return true

@@ -20,6 +20,7 @@ extension WorkerProcessTests {
                 #expect(procStatus(processID, "Seccomp") == "2")  // SECCOMP_MODE_FILTER
                 #expect(procStatus(processID, "NoNewPrivs") == "1")
                 #expect(procStatus(processID, "Threads") == "1")  // nothing started before confinement
+                #expect(sched_getscheduler(processID) == 3)  // SCHED_BATCH: its wake-ups do not preempt the gateway
 
                 let limits = try String(contentsOfFile: "/proc/\(processID)/limits", encoding: .utf8)
                 let limit = { (name: String) -> [Substring] in
