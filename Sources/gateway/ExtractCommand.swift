@@ -78,10 +78,7 @@ struct ExtractCommand: AsyncParsableCommand {
                     let index = next
                     let path = paths[index]
                     next += 1
-                    // Each document's step after its answer (resolution) runs on the slot thread that read the
-                    // answer, instead of waking another thread for it (``Extractor/executor``); reading the file
-                    // before runs where the task starts, not on a slot thread.
-                    group.addTask(executorPreference: extractor.executor) {
+                    group.addTask {
                         let bytes: [UInt8]
                         do throws(CommandFailure) {
                             bytes = try Terminal.read(path)
