@@ -47,8 +47,6 @@ extension SQLiteStore {
         return SenderTime(StoreTime.date(milliseconds), source: source)
     }
 
-    /// A list of strings as a JSON array: the bytes ``encodeJSON(_:)`` writes for it, written as a ``JSONValue``,
-    /// which the canonical encoder writes without the `Encoder` protocol (a log entry has three lists).
     /// A list of strings as JSON text: what ``encodeJSON(_:)`` writes for it (every ingestion writes three or four,
     /// so without the `Encoder` protocol).
     static func encodeList(_ values: [String]) -> String {

@@ -409,10 +409,10 @@ extension SQLiteStore {
                 return
             } catch {
                 let after = try? pool.read { db in
-                    (try migrator.hasCompletedMigrations(db), try migrator.appliedIdentifiers(db))
+                    (completed: try migrator.hasCompletedMigrations(db), applied: try migrator.appliedIdentifiers(db))
                 }
-                if after?.0 == true { return }
-                if let applied = after?.1, !applied.isSubset(of: before) { continue }
+                if after?.completed == true { return }
+                if let applied = after?.applied, !applied.isSubset(of: before) { continue }
                 stalledAttempts += 1
                 if stalledAttempts >= 2 {
                     throw StoreError(

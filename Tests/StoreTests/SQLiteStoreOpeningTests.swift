@@ -60,10 +60,7 @@ struct SQLiteStoreOpeningTests {
         try SQLiteStore(path: directory.databasePath, configuration: fastConfiguration).closeNow()
         try SQLiteStore(path: directory.databasePath, configuration: fastConfiguration).closeNow()
         #expect(try Self.schema(at: directory.databasePath) == schemaBefore)
-        let applied = try Self.read(directory.databasePath) {
-            try String.fetchAll($0, sql: "SELECT identifier FROM grdb_migrations")
-        }
-        #expect(applied == SQLiteStore.knownMigrations)
+        #expect(try Self.appliedMigrations(directory.databasePath) == SQLiteStore.knownMigrations)
         #expect(SQLiteStore.knownMigrations == StoreSchema.versions)
     }
 
@@ -101,8 +98,7 @@ struct SQLiteStoreOpeningTests {
         #expect(entry.reservations.first?.outcome == .created)
         #expect(try await store.status().pendingMigrations.isEmpty)
         try store.closeNow()
-        let applied = try await DatabaseQueue(path: path).read { try String.fetchAll($0, sql: "SELECT identifier FROM grdb_migrations") }
-        #expect(applied == SQLiteStore.knownMigrations)
+        #expect(try Self.appliedMigrations(path) == SQLiteStore.knownMigrations)
     }
 
     /// v5-trust: a revoked domain becomes suspended by an operator (its history too); an approved one stays approved,
@@ -231,33 +227,16 @@ struct SQLiteStoreOpeningTests {
 
     @Test func storesCreatingTheSameFileAtOnceAllOpen() throws {
         // The later ones find the tables the first created, or a migration another one ran after they read what was
-        // applied; each must retry against what is on disk, not fail. Threads, not tasks: the cooperative pool runs
-        // no more tasks at once than there are cores, and the race needs more openers than that.
+        // applied; each must retry against what is on disk, not fail. More openers than cores, on threads.
         let openers = 6
         for _ in 0..<12 {
             let directory = try TemporaryDirectory()
             let path = directory.databasePath
-            let failures = Mutex<[String]>([])
-            let start = DispatchSemaphore(value: 0)
-            let done = DispatchGroup()
-            for _ in 0..<openers {
-                done.enter()
-                Thread.detachNewThread {
-                    start.wait()
-                    do {
-                        try SQLiteStore(path: path, configuration: fastConfiguration).closeNow()
-                    } catch {
-                        failures.withLock { $0.append(String(describing: error)) }
-                    }
-                    done.leave()
-                }
+            let failures = Self.failures(onThreads: openers) {
+                try SQLiteStore(path: path, configuration: fastConfiguration).closeNow()
             }
-            for _ in 0..<openers { start.signal() }
-            done.wait()
-            #expect(failures.withLock { $0 } == [])
-            #expect(
-                try Self.read(path) { try String.fetchAll($0, sql: "SELECT identifier FROM grdb_migrations") } == SQLiteStore.knownMigrations
-            )
+            #expect(failures == [])
+            #expect(try Self.appliedMigrations(path) == SQLiteStore.knownMigrations)
         }
     }
 
@@ -280,25 +259,14 @@ struct SQLiteStoreOpeningTests {
         let migrator = registering
         let directory = try TemporaryDirectory()
         let path = directory.path + "/race.sqlite"
-        let failures = Mutex<[String]>([])
-        let done = DispatchGroup()
-        for _ in 0..<6 {
-            done.enter()
-            Thread.detachNewThread {
-                do {
-                    var configuration = GRDB.Configuration()
-                    configuration.busyMode = .timeout(10)
-                    let queue = try DatabaseQueue(path: path, configuration: configuration)
-                    try SQLiteStore.prepareSchema(queue, path: path, migrate: true, migrator: migrator)
-                } catch {
-                    failures.withLock { $0.append(String(describing: error)) }
-                }
-                done.leave()
-            }
+        let failures = Self.failures(onThreads: 6) {
+            var configuration = GRDB.Configuration()
+            configuration.busyMode = .timeout(10)
+            let queue = try DatabaseQueue(path: path, configuration: configuration)
+            try SQLiteStore.prepareSchema(queue, path: path, migrate: true, migrator: migrator)
         }
-        done.wait()
-        #expect(failures.withLock { $0 } == [])
-        #expect(try Self.read(path) { try String.fetchAll($0, sql: "SELECT identifier FROM grdb_migrations") } == identifiers)
+        #expect(failures == [])
+        #expect(try Self.appliedMigrations(path) == identifiers)
     }
 
     @Test func aMigrationThatFailsOnItsOwnIsReportedAndTheFileKeepsItsVersion() async throws {
@@ -316,7 +284,7 @@ struct SQLiteStoreOpeningTests {
             try SQLiteStore.prepareSchema(queue, path: path, migrate: true, migrator: migrator)
         }
         #expect(code == .migrationFailed)
-        #expect(try Self.read(path) { try String.fetchAll($0, sql: "SELECT identifier FROM grdb_migrations") } == ["m1"])
+        #expect(try Self.appliedMigrations(path) == ["m1"])
     }
 
     @Test func aClosedStoreThrowsInsteadOfCrashing() async throws {
@@ -350,6 +318,34 @@ struct SQLiteStoreOpeningTests {
         let queue = try DatabaseQueue(path: path)
         defer { try? queue.close() }
         return try queue.inDatabase(body)
+    }
+
+    /// The migrations GRDB recorded as applied in the file, in the order applied.
+    static func appliedMigrations(_ path: String) throws -> [String] {
+        try read(path) { try String.fetchAll($0, sql: "SELECT identifier FROM grdb_migrations") }
+    }
+
+    /// Runs `open` on `count` threads released together (threads, not tasks: the cooperative pool runs no more tasks
+    /// at once than there are cores), and returns the errors they threw.
+    static func failures(onThreads count: Int, _ open: @escaping @Sendable () throws -> Void) -> [String] {
+        let failures = Mutex<[String]>([])
+        let start = DispatchSemaphore(value: 0)
+        let done = DispatchGroup()
+        for _ in 0..<count {
+            done.enter()
+            Thread.detachNewThread {
+                start.wait()
+                do {
+                    try open()
+                } catch {
+                    failures.withLock { $0.append(String(describing: error)) }
+                }
+                done.leave()
+            }
+        }
+        for _ in 0..<count { start.signal() }
+        done.wait()
+        return failures.withLock { $0 }
     }
 
     /// Writes the file with GRDB directly, outside the store.
