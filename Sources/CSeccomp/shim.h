@@ -69,6 +69,16 @@ static inline int csandbox_set_pipe_size(int fd, int size) { return fcntl(fd, 10
 /// F_GETPIPE_SZ (1032): the pipe's capacity in bytes.
 static inline int csandbox_get_pipe_size(int fd) { return fcntl(fd, 1032); }
 
+/// sched_setaffinity(2) and sched_getaffinity(2) by system call, with the mask as `words` unsigned longs
+/// (cpu_set_t and its macros hide behind _GNU_SOURCE). `pid` 0 is the calling thread. The get call returns
+/// the bytes it filled, or -1.
+static inline int csandbox_set_affinity(pid_t pid, const unsigned long *mask, size_t words) {
+    return (int)syscall(SYS_sched_setaffinity, pid, words * sizeof(unsigned long), mask);
+}
+static inline int csandbox_get_affinity(pid_t pid, unsigned long *mask, size_t words) {
+    return (int)syscall(SYS_sched_getaffinity, pid, words * sizeof(unsigned long), mask);
+}
+
 /// vmsplice(2) into a pipe without SPLICE_F_GIFT: the pipe refers to the caller's pages instead of a
 /// copy of them, so the caller must leave those bytes unchanged (and allocated) until the reader has
 /// read them. SPLICE_F_NONBLOCK (2): vmsplice ignores the pipe's O_NONBLOCK, and a full pipe must give

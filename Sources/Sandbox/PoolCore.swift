@@ -95,6 +95,8 @@ final class PoolCore: Sendable {
 
     let configuration: WorkerPool.Configuration
     let wakes: [WakePipe]
+    /// The CPU each slot's thread and worker are bound to, if any (`CPUPlacement`).
+    let placements: [Int?]
     /// Runs the steps of tasks that prefer it on the slot thread that resumed them.
     let executor = SlotExecutor()
     private let state: Mutex<State>
@@ -104,6 +106,7 @@ final class PoolCore: Sendable {
         var wakes: [WakePipe] = []
         for _ in 0..<configuration.workerCount { wakes.append(try WakePipe()) }
         self.wakes = wakes
+        self.placements = CPUPlacement.plan(slots: configuration.workerCount, colocate: configuration.colocatesWorkers)
         self.state = Mutex(State(slots: Array(repeating: Slot(), count: configuration.workerCount)))
     }
 

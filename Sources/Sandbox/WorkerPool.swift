@@ -60,6 +60,11 @@ package final class WorkerPool: Sendable {
     /// cooperative thread woken for it (`SlotExecutor`).
     package var executor: SlotExecutor { core.executor }
 
+    /// The CPU slot `index`'s thread and worker are bound to (`Configuration.colocatesWorkers`), or nil.
+    package func cpu(ofSlot index: Int) -> Int? {
+        core.placements.indices.contains(index) ? core.placements[index] : nil
+    }
+
     deinit {
         core.close()  // slot threads retire their workers on their own
     }

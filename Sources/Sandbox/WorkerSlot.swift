@@ -29,6 +29,7 @@ struct WorkerSlot: Sendable {
         // Steps of tasks that prefer the pool's executor, resumed here, run here (`SlotExecutor`).
         SlotExecutor.adopt()
         defer { SlotExecutor.leave() }
+        if let cpu = core.placements[index] { CPUPlacement.bind(0, to: cpu) }
 
         var worker: WorkerProcess? = start()
         var lastStartFailure: ContinuousClock.Instant? = worker == nil ? .now : nil
@@ -121,7 +122,9 @@ struct WorkerSlot: Sendable {
     /// Starts a worker, recording the outcome with the pool.
     private func start() -> WorkerProcess? {
         do {
-            let (worker, report) = try WorkerProcess.launch(configuration.launch, wake: wake)
+            var launch = configuration.launch
+            launch.cpu = core.placements[index]
+            let (worker, report) = try WorkerProcess.launch(launch, wake: wake)
             core.workerStarted(slot: index, result: .success((worker.processID, report)))
             return worker
         } catch {
