@@ -19,10 +19,11 @@ extension WorkerPool {
         package var workerCount: Int
         /// How each worker confines itself.
         package var confinement: Confinement.Configuration
-        /// Each slot's thread and its worker bound to one CPU together, the slots spread over the CPUs the gateway may
-        /// use (`CPUPlacement`); off, the scheduler places them. On: a document's hand-offs (request, answer) stay on
-        /// one CPU and its cache instead of waking an idle one (`gateway-bench extract`, one document in flight on
-        /// 2 cores: the sandbox's cost +17% to +21% of CPU over in-process against +52% to +58% unplaced).
+        /// Each slot's thread and its worker bound to one CPU together, each slot to another of the CPUs the gateway
+        /// may use (`CPUPlacement`), when there are no more slots than CPUs; off, or with more slots (as by default),
+        /// the scheduler places them. Bound, a document's hand-offs (request, answer) stay on one CPU and its cache
+        /// instead of waking an idle one (`gateway-bench extract`, one worker, one document in flight on 2 cores: the
+        /// sandbox's cost +17% to +21% of CPU over in-process against +52% to +58% unplaced).
         package var colocatesWorkers: Bool
         /// Larger documents get `sandbox.too-large` without reaching a worker.
         package var maxDocumentBytes: Int

@@ -17,12 +17,13 @@ extension WorkerProcessTests {
             }.flatMap(Int32.init)
         }
 
-        @Test("slots take the allowed CPUs in turn; nothing is bound when off or with one CPU")
+        @Test("each slot its own allowed CPU; nothing is bound when off, with one CPU, or with more slots than CPUs")
         func plan() {
-            #expect(CPUPlacement.plan(slots: 5, colocate: true, cpus: [2, 5, 7]) == [2, 5, 7, 2, 5])
+            #expect(CPUPlacement.plan(slots: 3, colocate: true, cpus: [2, 5, 7]) == [2, 5, 7])
             #expect(CPUPlacement.plan(slots: 2, colocate: true, cpus: [0, 1, 2, 3]) == [0, 1])
-            #expect(CPUPlacement.plan(slots: 3, colocate: false, cpus: [0, 1]) == [nil, nil, nil])
-            #expect(CPUPlacement.plan(slots: 2, colocate: true, cpus: [3]) == [nil, nil])
+            #expect(CPUPlacement.plan(slots: 4, colocate: true, cpus: [0, 1]) == [nil, nil, nil, nil])
+            #expect(CPUPlacement.plan(slots: 2, colocate: false, cpus: [0, 1]) == [nil, nil])
+            #expect(CPUPlacement.plan(slots: 1, colocate: true, cpus: [3]) == [nil])
             #expect(CPUPlacement.plan(slots: 2, colocate: true, cpus: []) == [nil, nil])
         }
 
@@ -47,11 +48,12 @@ extension WorkerProcessTests {
         @Test("a real pool: each worker, and the one that replaces it after a crash, runs on its slot thread's CPU")
         func workersShareTheirSlotsCPU() async throws {
             let allowed = CPUPlacement.allowedCPUs()
-            try await withWorkerPool(configuration: .probe(workers: 3)) { pool in
+            let slots = min(2, allowed.count)
+            try await withWorkerPool(configuration: .probe(workers: slots)) { pool in
                 #expect(await pool.echoes(12) == 12)
                 await Self.settle(pool)
-                for slot in 0..<3 {
-                    let expected = allowed.count > 1 ? [allowed[slot % allowed.count]] : allowed
+                for slot in 0..<slots {
+                    let expected = allowed.count > 1 ? [allowed[slot]] : allowed
                     #expect(pool.cpu(ofSlot: slot) == (allowed.count > 1 ? expected[0] : nil))
                     let worker = try #require(pool.workers[slot].processID)
                     #expect(CPUPlacement.allowedCPUs(of: worker) == expected, "slot \(slot)'s worker")
@@ -72,20 +74,23 @@ extension WorkerProcessTests {
                         pool.workers[slot].processID.map { $0 != before[slot] } ?? false
                     })
                 let worker = try #require(pool.workers[replaced].processID)
-                let expected = allowed.count > 1 ? [allowed[replaced % allowed.count]] : allowed
+                let expected = allowed.count > 1 ? [allowed[replaced]] : allowed
                 #expect(CPUPlacement.allowedCPUs(of: worker) == expected)
             }
         }
 
-        @Test("colocation off: workers and slot threads keep the gateway's whole mask")
-        func offLeavesTheMask() async throws {
+        @Test(
+            "colocation off, or more slots than CPUs: workers and slot threads keep the gateway's whole mask",
+            arguments: [false, true])
+        func unboundPoolsKeepTheMask(colocating: Bool) async throws {
             let allowed = CPUPlacement.allowedCPUs()
-            var configuration = WorkerPool.Configuration.probe(workers: 2)
-            configuration.colocatesWorkers = false
+            let slots = colocating ? allowed.count + 1 : 2
+            var configuration = WorkerPool.Configuration.probe(workers: slots)
+            configuration.colocatesWorkers = colocating
             try await withWorkerPool(configuration: configuration) { pool in
-                #expect(await pool.echoes(8) == 8)
+                #expect(await pool.echoes(4 * slots) == 4 * slots)
                 await Self.settle(pool)
-                for slot in 0..<2 {
+                for slot in 0..<slots {
                     #expect(pool.cpu(ofSlot: slot) == nil)
                     let worker = try #require(pool.workers[slot].processID)
                     #expect(CPUPlacement.allowedCPUs(of: worker) == allowed)
