@@ -14,16 +14,9 @@ package protocol Extractor: Sendable {
     func extract(
         _ document: [UInt8], kind: DocumentKind, encoding: String?, deadline: Duration
     ) async -> Result<MarkupGraph, SandboxFailure>
-
-    /// The executor a task that extracts many documents may prefer
-    /// (`withTaskExecutorPreference(extractor.executor) { … }`), so that its step after each document runs
-    /// where the answer arrived instead of on a thread woken for it; nil when there is none to prefer.
-    var executor: (any TaskExecutor)? { get }
 }
 
 extension Extractor {
-    package var executor: (any TaskExecutor)? { nil }
-
     /// Extracts the markup of one document whose encoding the document itself declares.
     package func extract(
         _ document: [UInt8], kind: DocumentKind, deadline: Duration
@@ -39,9 +32,6 @@ package struct SandboxedExtractor: Extractor {
     package init(pool: WorkerPool) {
         self.pool = pool
     }
-
-    /// The pool's slot executor (`WorkerPool.executor`).
-    package var executor: (any TaskExecutor)? { pool.executor }
 
     package func extract(
         _ document: [UInt8], kind: DocumentKind, encoding: String?, deadline: Duration
