@@ -14,8 +14,6 @@ final class WorkerProcess {
         var environment: [String: String]
         var setup: WorkerSetup
         var startupTimeout: Duration
-        /// The CPU the worker is bound to, beside its slot's thread (`CPUPlacement`); nil: anywhere.
-        var cpu: Int? = nil
     }
 
     /// What a wait on the worker's pipes ended with.
@@ -188,8 +186,8 @@ final class WorkerProcess {
         // RR), so the worker makes no system call for it; best effort: a system that refuses keeps the default policy.
         var parameter = sched_param(sched_priority: 0)
         _ = sched_setscheduler(processID, WorkerProcess.schedulingPolicy, &parameter)
-        // Beside its slot's thread (`CPUPlacement`), from here as well: the worker makes no system call for it.
-        if let cpu = launch.cpu { CPUPlacement.bind(processID, to: cpu) }
+        // Its CPUs are its slot thread's (a child inherits the spawning thread's affinity mask, sched_setaffinity(2)):
+        // one CPU when the pool binds that thread (`CPUPlacement`).
         for fd in [requests.write, answers.read, errors.read] {
             _ = csandbox_set_flags(fd, csandbox_get_flags(fd) | O_NONBLOCK)
         }

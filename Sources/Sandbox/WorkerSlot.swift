@@ -29,6 +29,7 @@ struct WorkerSlot: Sendable {
         // Steps of tasks that prefer the pool's executor, resumed here, run here (`SlotExecutor`).
         SlotExecutor.adopt()
         defer { SlotExecutor.leave() }
+        // Before the first worker starts: each worker this thread spawns inherits its CPU.
         if let cpu = core.placements[index] { CPUPlacement.bind(0, to: cpu) }
 
         var worker: WorkerProcess? = start()
@@ -122,9 +123,7 @@ struct WorkerSlot: Sendable {
     /// Starts a worker, recording the outcome with the pool.
     private func start() -> WorkerProcess? {
         do {
-            var launch = configuration.launch
-            launch.cpu = core.placements[index]
-            let (worker, report) = try WorkerProcess.launch(launch, wake: wake)
+            let (worker, report) = try WorkerProcess.launch(configuration.launch, wake: wake)
             core.workerStarted(slot: index, result: .success((worker.processID, report)))
             return worker
         } catch {
