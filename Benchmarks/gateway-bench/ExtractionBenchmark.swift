@@ -163,25 +163,16 @@ struct ExtractionBenchmark {
                         workerEventDocuments += corpus.count
                     }
                 }
-                if let unplaced, let workerID = unplaced.workers.first?.processID,
-                    let workerCPU = Self.cpuSeconds(ofProcess: workerID)
+                if let unplaced, let pass = await Self.timedPass(corpus, pool: unplaced, inFlight: 1),
+                    let worker = pass.workerCPU
                 {
-                    let cpu = Self.processCPUSeconds()
-                    _ = await Self.sandboxPass(corpus, pool: unplaced, inFlight: 1)
-                    let ownCPU = Self.processCPUSeconds() - cpu
-                    if unplaced.workers.first?.processID == workerID, let after = Self.cpuSeconds(ofProcess: workerID) {
-                        unplacedCPU = min(unplacedCPU, ownCPU + after - workerCPU)
-                    }
+                    unplacedCPU = min(unplacedCPU, pass.ownCPU + worker)
                 }
-                if let workerID, let workerCPU = Self.cpuSeconds(ofProcess: workerID) {
-                    let cpu = Self.processCPUSeconds()
-                    let start = ContinuousClock.now
-                    _ = await Self.sandboxPass(corpus, pool: pool, inFlight: Self.queuedInFlight)
-                    queuedSeconds = min(queuedSeconds, Self.seconds(ContinuousClock.now - start))
-                    let ownCPU = Self.processCPUSeconds() - cpu
-                    if pool.workers.first?.processID == workerID, let after = Self.cpuSeconds(ofProcess: workerID) {
-                        if ownCPU + after - workerCPU < queuedCPU { queuedWorkerCPU = after - workerCPU }
-                        queuedCPU = min(queuedCPU, ownCPU + after - workerCPU)
+                if let pass = await Self.timedPass(corpus, pool: pool, inFlight: Self.queuedInFlight) {
+                    queuedSeconds = min(queuedSeconds, pass.seconds)
+                    if let worker = pass.workerCPU {
+                        if pass.ownCPU + worker < queuedCPU { queuedWorkerCPU = worker }
+                        queuedCPU = min(queuedCPU, pass.ownCPU + worker)
                     }
                 }
             }
@@ -429,6 +420,26 @@ struct ExtractionBenchmark {
             for await result in group { total = total.flatMap { sum in result.map { sum + $0 } } }
             return total
         }
+    }
+
+    /// One ``sandboxPass(_:pool:inFlight:)`` timed: its wall seconds, this process's CPU seconds, and those of the
+    /// pool's first worker (nil when that worker was replaced during the pass, which leaves its CPU time unknown);
+    /// nil when the pool has no worker to measure.
+    private static func timedPass(
+        _ corpus: [ExtractionCorpus.Document], pool: WorkerPool, inFlight: Int
+    ) async -> (seconds: Double, ownCPU: Double, workerCPU: Double?)? {
+        guard let workerID = pool.workers.first?.processID, let before = cpuSeconds(ofProcess: workerID) else {
+            return nil
+        }
+        let cpu = processCPUSeconds()
+        let start = ContinuousClock.now
+        _ = await sandboxPass(corpus, pool: pool, inFlight: inFlight)
+        let elapsed = seconds(ContinuousClock.now - start)
+        let ownCPU = processCPUSeconds() - cpu
+        guard pool.workers.first?.processID == workerID, let after = cpuSeconds(ofProcess: workerID) else {
+            return (elapsed, ownCPU, nil)
+        }
+        return (elapsed, ownCPU, after - before)
     }
 
     /// Throughput of one pass over the corpus.
