@@ -73,6 +73,14 @@ extension PostgresStore {
         return try await groupCommit.run(request) { try await writeIngestions($0) }
     }
 
+    /// A lone ingestion's commit may wait for this one (``Configuration/commitLinger``).
+    package func expectingIngestion<T>(_ body: () async throws -> T) async rethrows -> T {
+        try await groupCommit.expecting(body)
+    }
+
+    /// How the ingestions' commit lingers ended, since this store was opened.
+    package var commitLingers: CommitLingerStatistics { groupCommit.lingerStatistics }
+
     /// Writes `requests` in one transaction, each in a savepoint of its own: a request that fails rolls back its own
     /// rows only. The advisory locks of every reservation in the batch (``ingestionLocks(_:)``) are taken first.
     func writeIngestions(_ requests: [IngestionRequest]) async throws -> [Result<DecisionLogEntry, any Error>] {

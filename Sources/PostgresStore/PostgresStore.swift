@@ -35,6 +35,8 @@ package final class PostgresStore: ManagedStore {
         /// Group-commit transactions of ingestions (and, apart, of spooled messages) under way at once, each on a
         /// connection of its own (see ``GroupCommit``).
         package var writeLanes = 2
+        /// How long a lone ingestion's commit waits at most for another on its way (``GroupCommit/linger``).
+        package var commitLinger: Duration = .milliseconds(2)
         /// Run the missing migrations when opening (`gateway store status` and `migrate` open without).
         package var migrateOnOpen = true
         package var limits = StoreLimits()
@@ -65,7 +67,7 @@ package final class PostgresStore: ManagedStore {
         self.now = now
         self.logger = logger
         self.client = client
-        groupCommit = GroupCommit(lanes: configuration.writeLanes)
+        groupCommit = GroupCommit(lanes: configuration.writeLanes, linger: configuration.commitLinger)
         spoolCommit = GroupCommit(lanes: configuration.writeLanes)
     }
 

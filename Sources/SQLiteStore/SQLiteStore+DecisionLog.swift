@@ -88,6 +88,14 @@ extension SQLiteStore {
         return try await groupCommit.run(request) { try await writeIngestions($0) }
     }
 
+    /// A lone ingestion's commit may wait for this one (``Configuration/commitLinger``).
+    package func expectingIngestion<T>(_ body: () async throws -> T) async rethrows -> T {
+        try await groupCommit.expecting(body)
+    }
+
+    /// How the ingestions' commit lingers ended, since this store was opened.
+    package var commitLingers: CommitLingerStatistics { groupCommit.lingerStatistics }
+
     // MARK: - Rows
 
     static func insert(_ entry: DecisionLogEntry, in db: Database) throws -> DecisionLogEntry {

@@ -35,6 +35,8 @@ package final class SQLiteStore: ManagedStore {
         package var busyTimeout: TimeInterval = 10
         /// Concurrent readers in this process.
         package var maximumReaderCount = 4
+        /// How long a lone ingestion's commit waits at most for another on its way (``GroupCommit/linger``).
+        package var commitLinger: Duration = .milliseconds(2)
         /// Permissions of a database file this store creates (reservations are personal data).
         package var newFilePermissions: UInt16 = 0o600
         /// Run the missing migrations when opening (`gateway store status` and `migrate` open without).
@@ -54,7 +56,7 @@ package final class SQLiteStore: ManagedStore {
     let now: @Sendable () -> Date
     let pool: any DatabaseWriter
     /// Share write transactions between concurrent `ingest` calls, and between concurrent `spool` calls.
-    let groupCommit = GroupCommit<IngestionRequest, DecisionLogEntry>()
+    let groupCommit: GroupCommit<IngestionRequest, DecisionLogEntry>
     let spoolCommit = GroupCommit<SpoolRequest, SpooledMessage>()
     /// Wakes this process's change feed readers after commits that recorded changes.
     package let changeSignal = ChangeSignal()
@@ -75,6 +77,7 @@ package final class SQLiteStore: ManagedStore {
         self.path = path
         self.configuration = configuration
         self.now = now
+        groupCommit = GroupCommit(linger: configuration.commitLinger)
         try Self.createFileIfMissing(path: path, permissions: configuration.newFilePermissions)
 
         var grdb = GRDB.Configuration()
@@ -112,6 +115,7 @@ package final class SQLiteStore: ManagedStore {
         path = ":memory:"
         self.configuration = configuration
         self.now = now
+        groupCommit = GroupCommit(linger: configuration.commitLinger)
         do {
             pool = try DatabaseQueue()
         } catch {

@@ -17,9 +17,19 @@ package protocol GatewayStore: ReservationStore, DecisionLog, DomainRegistryStor
     func ingest(
         _ reservations: [IncomingReservation], decision: DecisionLogEntry, removingSpooledMessage spoolID: Int64?
     ) async throws -> DecisionLogEntry
+
+    /// Runs `body`, an ingestion that will probably end in one call of
+    /// ``ingest(_:decision:removingSpooledMessage:)``: a backend that shares commits between concurrent calls
+    /// (``GroupCommit``) may have a lone commit wait briefly for it, so that sparse ingestions share commits too.
+    func expectingIngestion<T>(_ body: () async throws -> T) async rethrows -> T
 }
 
 extension GatewayStore {
+    /// A backend without group commit just runs `body`.
+    package func expectingIngestion<T>(_ body: () async throws -> T) async rethrows -> T {
+        try await body()
+    }
+
     /// Applies `reservations` and appends `decision` in one transaction (a first attempt, nothing spooled).
     package func ingest(
         _ reservations: [IncomingReservation], decision: DecisionLogEntry

@@ -17,12 +17,23 @@ import Synchronization
 /// (writers of one reservation wait for each other on its advisory lock), and a transaction there spends most of its
 /// time in round trips to the server, not in the commit: several lanes keep several batches in flight on as many
 /// connections.
+///
+/// Linger (like PostgreSQL's `commit_delay` with `commit_siblings`, but told rather than guessed): under a light or
+/// sparse load, as a mail stream in which one message in twenty carries markup, calls rarely meet, and each pays a
+/// commit of its own. A caller that will probably call ``run(_:write:)`` soon says so by running its work in
+/// ``expecting(_:)``. A leader whose batch would be its own request alone, while such a call is on its way, waits up
+/// to ``linger`` for it: the first call to arrive joins its batch and ends the wait at once, and so does the last
+/// expected call leaving without arriving (it had nothing to write). Nothing waits when nothing is expected, or when
+/// others already queue: a busy store groups its commits without help.
 package final class GroupCommit<Request: Sendable, Output: Sendable>: Sendable {
     /// Transactions under way at once at most.
     package let lanes: Int
+    /// How long a lone leader waits at most for an expected call (zero: never).
+    package let linger: Duration
 
-    package init(lanes: Int = 1) {
+    package init(lanes: Int = 1, linger: Duration = .zero) {
         self.lanes = max(1, lanes)
+        self.linger = max(.zero, linger)
     }
 
     /// What a waiting caller is woken with.
@@ -41,7 +52,23 @@ package final class GroupCommit<Request: Sendable, Output: Sendable>: Sendable {
         var waiting: [Waiter] = []
         /// Batches being written (at most ``lanes``).
         var leading = 0
+        /// Calls in ``expecting(_:)`` that have not arrived in ``run(_:write:)``.
+        var expected = 0
+        /// The leader waiting for an expected call, and its linger's number (a timer that fires late ends nothing).
+        var lingering: (leader: CheckedContinuation<Void, Never>, number: Int)?
+        var statistics = CommitLingerStatistics()
+
+        /// Ends the linger under way, if any: its leader, to resume once the lock is released.
+        mutating func endLinger(_ end: CommitLingerStatistics.End) -> CheckedContinuation<Void, Never>? {
+            guard let lingering else { return nil }
+            self.lingering = nil
+            statistics.count(end)
+            return lingering.leader
+        }
     }
+
+    /// How the lingers ended, since this group commit was made.
+    package var lingerStatistics: CommitLingerStatistics { state.withLock { $0.statistics } }
 
     /// Ingestions per transaction at most: bounds how long one commit holds the write lock.
     package static var maximumBatch: Int { 64 }
@@ -54,19 +81,24 @@ package final class GroupCommit<Request: Sendable, Output: Sendable>: Sendable {
     package func run(
         _ request: Request, write: ([Request]) async throws -> [Result<Output, any Error>]
     ) async throws -> Output {
+        let arrives = GroupCommitExpectation.current?.claim(for: ObjectIdentifier(self)) ?? false
         let turn = await withCheckedContinuation { (continuation: CheckedContinuation<Turn, Never>) in
             let lanes = self.lanes
-            let leads = state.withLock { state -> Bool in
-                guard state.leading == lanes else {
+            let (leads, lingerer) = state.withLock { state -> (Bool, CheckedContinuation<Void, Never>?) in
+                if arrives { state.expected -= 1 }
+                // A lingering leader takes the first call that comes, even with a lane free.
+                guard state.leading == lanes || state.lingering != nil else {
                     state.leading += 1
-                    return true
+                    return (true, nil)
                 }
                 state.waiting.append(Waiter(request: request, continuation: continuation))
-                return false
+                return (false, state.endLinger(.joined))
             }
+            lingerer?.resume()
             if leads { continuation.resume(returning: .lead) }
         }
         if case .done(let result) = turn { return try result.get() }
+        if linger > .zero { await lingerIfExpected() }
 
         let batch = state.withLock { state -> [Waiter] in
             let count = min(state.waiting.count, Self.maximumBatch - 1)
@@ -94,5 +126,103 @@ package final class GroupCommit<Request: Sendable, Output: Sendable>: Sendable {
         }
         next?.continuation.resume(returning: .lead)
         return try results[0].get()
+    }
+
+    /// Runs `body`, which will probably call ``run(_:write:)`` once (from this task or one it starts): until it does,
+    /// a lone leader may linger for it. Without a ``linger``, just runs `body`.
+    package func expecting<T>(_ body: () async throws -> T) async rethrows -> T {
+        guard linger > .zero else { return try await body() }
+        let expectation = GroupCommitExpectation(ObjectIdentifier(self))
+        state.withLock { $0.expected += 1 }
+        defer {
+            // Left without arriving: if that was the last one expected, a lingering leader waits for nothing.
+            if expectation.claim(for: ObjectIdentifier(self)) {
+                state.withLock { state -> CheckedContinuation<Void, Never>? in
+                    state.expected -= 1
+                    return state.expected == 0 ? state.endLinger(.noneLeft) : nil
+                }?.resume()
+            }
+        }
+        return try await GroupCommitExpectation.$current.withValue(expectation) { try await body() }
+    }
+
+    /// The leader's wait (see ``linger``): only when its batch is its own request alone and a call is expected.
+    private func lingerIfExpected() async {
+        var timer: Task<Void, Never>?
+        let clock = ContinuousClock()
+        let start = clock.now
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let number = state.withLock { state -> Int? in
+                guard state.expected > 0, state.waiting.isEmpty, state.lingering == nil else { return nil }
+                state.statistics.began += 1
+                state.lingering = (continuation, state.statistics.began)
+                return state.statistics.began
+            }
+            guard let number else { return continuation.resume() }
+            timer = Task { [linger] in
+                try? await Task.sleep(for: linger)
+                self.state.withLock { state in
+                    state.lingering?.number == number ? state.endLinger(.timedOut) : nil
+                }?.resume()
+            }
+        }
+        guard let timer else { return }
+        timer.cancel()
+        let waited = clock.now - start
+        state.withLock { $0.statistics.waited += waited }
+    }
+}
+
+/// A call of `GroupCommit.expecting` on its way (task-local, so that it crosses the store's protocol unseen): the
+/// group commit it names counts it as arrived, or gone, once.
+package final class GroupCommitExpectation: Sendable {
+    @TaskLocal static var current: GroupCommitExpectation?
+
+    private let commit: ObjectIdentifier
+    private let pending = Atomic<Bool>(true)
+
+    init(_ commit: ObjectIdentifier) {
+        self.commit = commit
+    }
+
+    /// Whether this is the first claim, by the group commit it was made for.
+    func claim(for commit: ObjectIdentifier) -> Bool {
+        commit == self.commit && pending.exchange(false, ordering: .relaxed)
+    }
+}
+
+/// How a group commit's lingers ended (``GroupCommit/linger``).
+package struct CommitLingerStatistics: Sendable {
+    /// Lingers begun (one more than those ended while a leader lingers).
+    package var began = 0
+    /// A call arrived and joined the leader's batch.
+    package var joined = 0
+    /// Every expected call left without arriving.
+    package var noneLeft = 0
+    /// The linger's time passed.
+    package var timedOut = 0
+    /// The time leaders spent lingering, in all.
+    package var waited: Duration = .zero
+
+    package init(began: Int = 0, joined: Int = 0, noneLeft: Int = 0, timedOut: Int = 0, waited: Duration = .zero) {
+        self.began = began
+        self.joined = joined
+        self.noneLeft = noneLeft
+        self.timedOut = timedOut
+        self.waited = waited
+    }
+
+    /// Lingers ended.
+    package var ended: Int { joined + noneLeft + timedOut }
+
+    /// How one linger ended.
+    enum End { case joined, noneLeft, timedOut }
+
+    mutating func count(_ end: End) {
+        switch end {
+        case .joined: joined += 1
+        case .noneLeft: noneLeft += 1
+        case .timedOut: timedOut += 1
+        }
     }
 }

@@ -1,4 +1,6 @@
 import Foundation
+import PostgresStore
+import SQLiteStore
 import Store
 import Synchronization
 import Testing
@@ -184,4 +186,145 @@ struct GroupCommitTests {
             }
         }
     }
+
+    // MARK: - Linger
+
+    /// Runs `body` in `commit.expecting` in a task of its own, and returns once it is inside: the call is counted.
+    static func expectedCall<T: Sendable>(
+        _ commit: GroupCommit<Int, Int>, _ body: @escaping @Sendable () async throws -> T
+    ) async -> Task<T, any Error> {
+        let (entered, inside) = AsyncStream.makeStream(of: Void.self)
+        let task = Task {
+            try await commit.expecting {
+                inside.yield()
+                return try await body()
+            }
+        }
+        for await _ in entered { break }
+        return task
+    }
+
+    @Test func aLoneLeaderWaitsForAnExpectedCallAndTheyShareACommit() async throws {
+        let commit = GroupCommit<Int, Int>(linger: .seconds(30))
+        let writer = Writer()
+        let expected = await Self.expectedCall(commit) {
+            try await Task.sleep(for: .milliseconds(50))
+            return try await commit.run(1, write: writer.write)
+        }
+        let clock = ContinuousClock()
+        let start = clock.now
+        #expect(try await commit.run(0, write: writer.write) == 0)
+        #expect(clock.now - start >= .milliseconds(40))  // it waited for the expected call
+        #expect(try await expected.value == 1)
+        #expect(writer.batches.withLock { $0 } == [[0, 1]])
+        #expect(commit.lingerStatistics.counts == [1, 1, 0, 0])
+    }
+
+    @Test func anExpectedCallThatLeavesWithoutWritingEndsTheWait() async throws {
+        let commit = GroupCommit<Int, Int>(linger: .seconds(30))
+        let writer = Writer()
+        let expected = await Self.expectedCall(commit) {
+            try await Task.sleep(for: .milliseconds(50))
+            return 5  // it had nothing to write after all
+        }
+        let clock = ContinuousClock()
+        let start = clock.now
+        #expect(try await commit.run(0, write: writer.write) == 0)
+        #expect(clock.now - start < .seconds(20))  // not the linger's 30 s
+        #expect(try await expected.value == 5)
+        #expect(writer.batches.withLock { $0 } == [[0]])
+        #expect(commit.lingerStatistics.counts == [1, 0, 1, 0])
+    }
+
+    @Test func theWaitIsBoundedByTheLinger() async throws {
+        let commit = GroupCommit<Int, Int>(linger: .milliseconds(30))
+        let writer = Writer()
+        let release = AsyncStream.makeStream(of: Void.self)
+        let expected = await Self.expectedCall(commit) {
+            for await _ in release.stream { break }
+            return try await commit.run(1, write: writer.write)
+        }
+        let clock = ContinuousClock()
+        let start = clock.now
+        #expect(try await commit.run(0, write: writer.write) == 0)
+        #expect(clock.now - start >= .milliseconds(25))
+        #expect(commit.lingerStatistics.counts == [1, 0, 0, 1])
+        release.continuation.yield()
+        // The expected call, once it comes, waits for nobody: nothing else is expected.
+        #expect(try await expected.value == 1)
+        #expect(writer.batches.withLock { $0 } == [[0], [1]])
+        #expect(commit.lingerStatistics.counts == [1, 0, 0, 1])
+    }
+
+    @Test func nothingExpectedNoWait() async throws {
+        let commit = GroupCommit<Int, Int>(linger: .seconds(30))
+        let writer = Writer()
+        #expect(try await commit.run(0, write: writer.write) == 0)
+        // Expected calls that already arrived are not waited for either.
+        #expect(try await commit.expecting { try await commit.run(1, write: writer.write) } == 1)
+        #expect(commit.lingerStatistics.counts == [0, 0, 0, 0])
+        #expect(writer.batches.withLock { $0 } == [[0], [1]])
+    }
+
+    /// Many expected calls at once, on one lane and on several: every one is written once with its own result, and no
+    /// leader waits out its linger (30 s), since every expected call comes.
+    @Test(arguments: [1, 3]) func manyExpectedCallsAllLandWithoutWaitingOutTheLinger(lanes: Int) async throws {
+        let commit = GroupCommit<Int, Int>(lanes: lanes, linger: .seconds(30))
+        let writer = Writer()
+        try await withThrowingTaskGroup(of: (Int, Int).self) { group in
+            for index in 0..<120 {
+                group.addTask {
+                    try await commit.expecting {
+                        try await Task.sleep(for: .milliseconds(index % 7))
+                        // Every fifth has nothing to write.
+                        return (index, index % 5 == 4 ? index : try await commit.run(index, write: writer.write))
+                    }
+                }
+            }
+            for try await (index, result) in group { #expect(result == index) }
+        }
+        let written = writer.batches.withLock { $0 }.flatMap { $0 }
+        #expect(written.sorted() == (0..<120).filter { $0 % 5 != 4 })
+        let lingers = commit.lingerStatistics
+        #expect(lingers.timedOut == 0 && lingers.began == lingers.ended)
+    }
+
+    /// The stores' `expectingIngestion` (what the email path runs past the prefilter) makes a lone ingestion wait for
+    /// the one on its way, and the two share a transaction: both land, and the commit waited for nobody after.
+    @Test(arguments: [StoreBackend.sqlite, .postgres]) func aLoneIngestionWaitsForAnExpectedOne(backend: StoreBackend)
+        async throws
+    {
+        try await withStore(backend, commitLinger: .seconds(30)) { store in
+            let (entered, inside) = AsyncStream.makeStream(of: Void.self)
+            let expected = Task {
+                try await store.expectingIngestion {
+                    inside.yield()
+                    try await Task.sleep(for: .milliseconds(50))
+                    return try await store.ingest(
+                        [Sample.flight(item: "LATE01")], decision: DecisionLogTests.entry(hours: 1, domain: Sample.domain)
+                    ).id
+                }
+            }
+            for await _ in entered { break }
+            let lone = try await store.ingest(
+                [Sample.flight(item: "LONE01")], decision: DecisionLogTests.entry(hours: 0, domain: Sample.domain)
+            ).id
+            let late = try await expected.value
+            #expect(lone != nil && late != nil && lone != late)
+            #expect(Set(try await store.list(owner: Sample.owner).map(\.key.itemReference)) == ["LONE01", "LATE01"])
+            #expect(Self.commitLingers(store)?.counts == [1, 1, 0, 0])
+            _ = try await store.ingest(
+                [Sample.flight(item: "NEXT01")], decision: DecisionLogTests.entry(hours: 2, domain: Sample.domain))
+            #expect(Self.commitLingers(store)?.began == 1)
+        }
+    }
+
+    static func commitLingers(_ store: any ManagedStore) -> CommitLingerStatistics? {
+        (store as? SQLiteStore)?.commitLingers ?? (store as? PostgresStore)?.commitLingers
+    }
+}
+
+extension CommitLingerStatistics {
+    /// Lingers begun, and ended by a join, by none left, by time.
+    var counts: [Int] { [began, joined, noneLeft, timedOut] }
 }

@@ -73,15 +73,17 @@ enum StoreBackend: String, CaseIterable, Sendable, CustomTestStringConvertible {
 
 /// Runs `body` with `count` stores of `backend` over the same data (two processes on one SQLite file, two nodes on
 /// one PostgreSQL database; the in-memory store is shared), each running, closed after.
+/// - Parameter commitLinger: the SQL backends' ``GroupCommit/linger`` for ingestions, when not their default.
 func withStores<T>(
     _ backend: StoreBackend, count: Int = 1, clock: TestClock = TestClock(), limits: StoreLimits = StoreLimits(),
-    _ body: ([any ManagedStore]) async throws -> T
+    commitLinger: Duration? = nil, _ body: ([any ManagedStore]) async throws -> T
 ) async throws -> T {
     switch backend {
     case .sqlite:
         let directory = try TemporaryDirectory()
         var configuration = fastConfiguration
         configuration.limits = limits
+        if let commitLinger { configuration.commitLinger = commitLinger }
         let stores: [any ManagedStore] = try (0..<count).map { _ in
             try SQLiteStore(path: directory.databasePath, configuration: configuration, now: clock.source)
         }
@@ -91,6 +93,7 @@ func withStores<T>(
         var configuration = PostgresStore.Configuration()
         configuration.limits = limits
         configuration.maximumConnections = 4
+        if let commitLinger { configuration.commitLinger = commitLinger }
         var stores: [any ManagedStore] = []
         for _ in 0..<count {
             stores.append(try await PostgresStore.open(settings, configuration: configuration, now: clock.source))
@@ -112,9 +115,9 @@ func withStores<T>(
 /// Runs `body` with one store of `backend`.
 func withStore<T>(
     _ backend: StoreBackend, clock: TestClock = TestClock(), limits: StoreLimits = StoreLimits(),
-    _ body: (any ManagedStore) async throws -> T
+    commitLinger: Duration? = nil, _ body: (any ManagedStore) async throws -> T
 ) async throws -> T {
-    try await withStores(backend, count: 1, clock: clock, limits: limits) { try await body($0[0]) }
+    try await withStores(backend, count: 1, clock: clock, limits: limits, commitLinger: commitLinger) { try await body($0[0]) }
 }
 
 /// Runs `body` while `stores` run, then closes them and stops their background work.
