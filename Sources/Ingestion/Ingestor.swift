@@ -91,6 +91,21 @@ package struct Ingestor: Sendable {
         {
             return IngestionReport.withoutMarkup(source: source, channel: channel, owners: owners)
         }
+        if dryRun {
+            return try await ingestParsedEmail(bytes, source: source, owners: owners, channel: channel, dryRun: true, spoolID: spoolID)
+        }
+        // Past the prefilter, the message will probably be logged: a lone commit may wait for it.
+        return try await environment.store.expectingIngestion {
+            try await ingestParsedEmail(bytes, source: source, owners: owners, channel: channel, dryRun: false, spoolID: spoolID)
+        }
+    }
+
+    /// ``ingestEmail(_:source:owners:channel:dryRun:spoolID:prefiltered:)`` past the prefilter: parse, authenticate,
+    /// extract, decide, record.
+    private func ingestParsedEmail(
+        _ bytes: [UInt8], source: String, owners: [OwnerAddress], channel: IngestionChannel, dryRun: Bool, spoolID: Int64?
+    ) async throws -> IngestionReport {
+        let policy = environment.policy
         let message: RawMessage
         do {
             message = try RawMessage(bytes: bytes)

@@ -25,11 +25,11 @@ final class ServerFixture: Sendable {
 
     init(
         policy: String = "development", configuration: ServerConfiguration = ServerConfiguration(),
-        extractor: (any Extractor)? = nil
+        extractor: (any Extractor)? = nil, store storeConfiguration: SQLiteStore.Configuration = SQLiteStore.Configuration()
     ) async throws {
         directory = NSTemporaryDirectory() + "server-tests-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        store = try SQLiteStore(path: directory + "/gateway.sqlite")
+        store = try SQLiteStore(path: directory + "/gateway.sqlite", configuration: storeConfiguration)
         let loaded = try Policy.load(policy, searchPaths: [Self.repository.appendingPathComponent("policies").path]).0
         let environment = Ingestor.Environment(
             store: store, policy: loaded,
