@@ -49,6 +49,13 @@ struct GatewayBench: AsyncParsableCommand {
     @Option(help: "Group-commit transactions under way at once on PostgreSQL in the ingest suite (default: the store's, 2).")
     var postgresLanes: Int?
 
+    @Option(
+        help: """
+            Milliseconds a lone ingestion's commit waits for another on its way, in the ingest and stream suites' \
+            stores (default: the stores' own, 2; 0: never).
+            """)
+    var commitLinger: Double?
+
     @Option(help: "Seconds of serve's main run.")
     var duration = 20.0
 
@@ -121,7 +128,10 @@ struct GatewayBench: AsyncParsableCommand {
         }
         if let workers, workers <= 0 { throw ValidationError("--workers must be positive") }
         if let postgresLanes, postgresLanes <= 0 { throw ValidationError("--postgres-lanes must be positive") }
+        if let commitLinger, !(0...1000).contains(commitLinger) { throw ValidationError("--commit-linger must be 0...1000 ms") }
     }
+
+    var commitLingerDuration: Duration? { commitLinger.map { .microseconds(Int(($0 * 1000).rounded())) } }
 
     func run() async throws {
         ChildProcesses.installCleanup()
@@ -134,11 +144,13 @@ struct GatewayBench: AsyncParsableCommand {
                 case .extract: try await ExtractionBenchmark(documentCount: documents).run()
                 case .ingest:
                     try await IngestBenchmark(
-                        messageCount: messages, concurrency: inFlight, workerCount: workers, postgresLanes: postgresLanes).run()
+                        messageCount: messages, concurrency: inFlight, workerCount: workers, postgresLanes: postgresLanes,
+                        commitLinger: commitLingerDuration
+                    ).run()
                 case .stream:
                     try await StreamBenchmark(
                         messageCount: streamMessages, inFlight: inFlight, lmtpSessions: lmtpSessions ?? 8,
-                        rounds: streamRounds, clientThreads: clientThreads
+                        rounds: streamRounds, clientThreads: clientThreads, commitLinger: commitLingerDuration
                     ).run()
                 case .serve:
                     try await ServeBenchmark(

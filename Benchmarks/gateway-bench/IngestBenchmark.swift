@@ -29,6 +29,8 @@ struct IngestBenchmark {
     /// Sandbox workers (`--workers N`); the gateway's default (two per core) when not given.
     var workerCount: Int?
     var postgresLanes: Int?
+    /// The stores' commit linger (`--commit-linger MS`); theirs when not given.
+    var commitLinger: Duration?
 
     /// What one measurement runs on: SQLite at a durability, or PostgreSQL with one or two nodes, with or without the
     /// servers' read cache.
@@ -129,6 +131,7 @@ struct IngestBenchmark {
         case .sqlite(let durability):
             var storeConfiguration = SQLiteStore.Configuration()
             storeConfiguration.durability = durability
+            if let commitLinger { storeConfiguration.commitLinger = commitLinger }
             let name = durability == .full ? "full" : "normal"
             stores = [try SQLiteStore(path: directory.appendingPathComponent("\(name).sqlite").path, configuration: storeConfiguration)]
             caches = [nil]
@@ -140,6 +143,7 @@ struct IngestBenchmark {
             for _ in 0..<nodes {
                 var storeConfiguration = PostgresStore.Configuration()
                 if let postgresLanes { storeConfiguration.writeLanes = postgresLanes }
+                if let commitLinger { storeConfiguration.commitLinger = commitLinger }
                 storeConfiguration.maximumConnections = 8
                 stores.append(try await PostgresStore.open(settings, configuration: storeConfiguration))
                 caches.append(readCache ? StoreReadCache() : nil)
@@ -547,6 +551,9 @@ private struct TimedStore: GatewayStore {
         try await writes.time {
             try await base.ingest(reservations, decision: decision, removingSpooledMessage: spoolID)
         }
+    }
+    func expectingIngestion<T>(_ body: () async throws -> T) async rethrows -> T {
+        try await base.expectingIngestion(body)
     }
     func apply(_ reservations: [IncomingReservation]) async throws -> [LifecycleOutcome] {
         try await writes.time { try await base.apply(reservations) }

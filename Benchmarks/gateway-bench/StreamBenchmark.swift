@@ -32,6 +32,8 @@ struct StreamBenchmark {
     var lmtpSessions: Int
     var rounds: Int
     var clientThreads: Int
+    /// The in-process store's commit linger (`--commit-linger MS`); the store's own when not given.
+    var commitLinger: Duration?
 
     static let target = 10.0
 
@@ -161,7 +163,10 @@ struct StreamBenchmark {
         var configuration = WorkerPool.Configuration(workerExecutable: workerPath)
         configuration.maxDocumentBytes = policy.limits.maxMessageBytes
         configuration.confinement.addressSpaceBytes = UInt64(policy.sandbox.workerMemoryBytes)
-        let store = try SQLiteStore(path: directory.appendingPathComponent("stream.sqlite").path)
+        var storeConfiguration = SQLiteStore.Configuration()
+        if let commitLinger { storeConfiguration.commitLinger = commitLinger }
+        let store = try SQLiteStore(
+            path: directory.appendingPathComponent("stream.sqlite").path, configuration: storeConfiguration)
         defer { try? store.closeNow() }
         let pool = try await WorkerPool(configuration: configuration)
         let ingestor = Ingestor(
@@ -185,9 +190,12 @@ struct StreamBenchmark {
         }
         typealias Run = (rate: Double, cpu: Double, workerCPU: Double, verdicts: [DecisionLogEntry.Verdict: Int])
         var runs: [(markup: Run, mixed: Run)] = []
+        var mixedLingers = CommitLingerStatistics()
         for (index, round) in rounds.enumerated() {
             let markupRun = try await measure(round.markup)
+            let lingersBefore = store.commitLingers
             let mixedRun = try await measure(round.mixed)
+            mixedLingers.add(store.commitLingers, since: lingersBefore)
             guard mixedRun.verdicts[.admitted, default: 0] == confirmations,
                 markupRun.verdicts[.admitted, default: 0] == round.markup.count
             else { throw BenchFailure("stream: not every confirmation was admitted in round \(index + 1)") }
@@ -235,6 +243,15 @@ struct StreamBenchmark {
             String(
                 format: "  of which the workers (sandboxed extraction): markup path %.2f ms per email, mixed stream %.3f ms per email",
                 Self.median(runs.map(\.markup.workerCPU)) * 1e3, Self.median(runs.map(\.mixed.workerCPU)) * 1e3))
+        let linger = storeConfiguration.commitLinger
+        report(
+            String(
+                format: "  commit linger %.1f ms: in the mixed stream's passes, %d lone commits waited for a message on its way: "
+                    + "%d shared their commit with it, %d found it had nothing to write, %d waited the whole linger; %.2f ms "
+                    + "waited on average",
+                linger.seconds * 1e3, mixedLingers.began,
+                mixedLingers.joined, mixedLingers.noneLeft, mixedLingers.timedOut,
+                mixedLingers.began == 0 ? 0 : mixedLingers.waited.seconds * 1e3 / Double(mixedLingers.began)))
         var verdicts: [DecisionLogEntry.Verdict: Int] = [:]
         for run in runs { verdicts.merge(run.mixed.verdicts, uniquingKeysWith: +) }
         report(
@@ -355,3 +372,13 @@ struct StreamBenchmark {
     }
 }
 
+extension CommitLingerStatistics {
+    /// Adds what `now` counted since `before`.
+    mutating func add(_ now: CommitLingerStatistics, since before: CommitLingerStatistics) {
+        began += now.began - before.began
+        joined += now.joined - before.joined
+        noneLeft += now.noneLeft - before.noneLeft
+        timedOut += now.timedOut - before.timedOut
+        waited += now.waited - before.waited
+    }
+}
