@@ -555,6 +555,7 @@ private struct TimedStore: GatewayStore {
     func expectingIngestion<T>(_ body: () async throws -> T) async rethrows -> T {
         try await base.expectingIngestion(body)
     }
+    var commitLingers: CommitLingerStatistics? { base.commitLingers }
     func apply(_ reservations: [IncomingReservation]) async throws -> [LifecycleOutcome] {
         try await writes.time { try await base.apply(reservations) }
     }

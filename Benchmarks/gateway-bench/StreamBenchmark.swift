@@ -193,9 +193,9 @@ struct StreamBenchmark {
         var mixedLingers = CommitLingerStatistics()
         for (index, round) in rounds.enumerated() {
             let markupRun = try await measure(round.markup)
-            let lingersBefore = store.commitLingers
+            let lingersBefore = store.commitLingers ?? CommitLingerStatistics()
             let mixedRun = try await measure(round.mixed)
-            mixedLingers.add(store.commitLingers, since: lingersBefore)
+            mixedLingers.add(store.commitLingers ?? CommitLingerStatistics(), since: lingersBefore)
             guard mixedRun.verdicts[.admitted, default: 0] == confirmations,
                 markupRun.verdicts[.admitted, default: 0] == round.markup.count
             else { throw BenchFailure("stream: not every confirmation was admitted in round \(index + 1)") }

@@ -13,6 +13,7 @@ package final class GatewayMetrics: Sendable {
     package let registry: PrometheusCollectorRegistry
     private let factory: PrometheusMetricsFactory
     private let sandboxRestartsSeen = Mutex(0)
+    private let commitLingersSeen = Mutex(CommitLingerStatistics())
 
     package init() {
         registry = PrometheusCollectorRegistry()
@@ -108,6 +109,28 @@ package final class GatewayMetrics: Sendable {
         }
         let counter = Counter(label: "gateway_sandbox_restarts_total", factory: factory)
         if delta > 0 { counter.increment(by: delta) }
+    }
+
+    /// Brings the store's commit-linger counters up to `total` (the store's own since it opened; nil for a store
+    /// without group commit): `gateway_store_commit_lingers_total` by how each linger ended (`joined`: it shared its
+    /// commit with the ingestion it waited for; `none-left`: that one had nothing to write; `timed-out`), and
+    /// `gateway_store_commit_linger_seconds_total`, the time commits waited.
+    package func observeCommitLingers(total: CommitLingerStatistics?) {
+        guard let total else { return }
+        let seen = commitLingersSeen.withLock { seen -> CommitLingerStatistics in
+            defer { seen = total }
+            return seen
+        }
+        for (end, now, before) in [
+            ("joined", total.joined, seen.joined), ("none-left", total.noneLeft, seen.noneLeft),
+            ("timed-out", total.timedOut, seen.timedOut),
+        ] {
+            let counter = Counter(label: "gateway_store_commit_lingers_total", dimensions: [("end", end)], factory: factory)
+            counter.increment(by: max(0, now - before))
+        }
+        let waited = Self.nanoseconds(total.waited) - Self.nanoseconds(seen.waited)
+        FloatingPointCounter(label: "gateway_store_commit_linger_seconds_total", factory: factory)
+            .increment(by: Double(max(0, waited)) / 1e9)
     }
 
     /// One webhook delivery attempt: `delivered`, `retry` or `dead`, and how long from the change's commit to the

@@ -63,6 +63,7 @@ extension GatewayApplication {
                 spooled = try? await StoreWatcher.within(.seconds(2)) { try await store.spooledMessageCount() }
             }
             services.metrics.observeLoad(running: load.running, waiting: load.waiting, spooled: spooled)
+            services.metrics.observeCommitLingers(total: store.commitLingers)
             return Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                 body: .init(byteBuffer: ByteBuffer(bytes: services.metrics.render())))

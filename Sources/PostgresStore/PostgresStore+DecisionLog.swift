@@ -79,7 +79,7 @@ extension PostgresStore {
     }
 
     /// How the ingestions' commit lingers ended, since this store was opened.
-    package var commitLingers: CommitLingerStatistics { groupCommit.lingerStatistics }
+    package var commitLingers: CommitLingerStatistics? { groupCommit.lingerStatistics }
 
     /// Writes `requests` in one transaction, each in a savepoint of its own: a request that fails rolls back its own
     /// rows only. The advisory locks of every reservation in the batch (``ingestionLocks(_:)``) are taken first.

@@ -94,7 +94,7 @@ extension SQLiteStore {
     }
 
     /// How the ingestions' commit lingers ended, since this store was opened.
-    package var commitLingers: CommitLingerStatistics { groupCommit.lingerStatistics }
+    package var commitLingers: CommitLingerStatistics? { groupCommit.lingerStatistics }
 
     // MARK: - Rows
 

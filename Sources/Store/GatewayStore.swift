@@ -22,6 +22,9 @@ package protocol GatewayStore: ReservationStore, DecisionLog, DomainRegistryStor
     /// ``ingest(_:decision:removingSpooledMessage:)``: a backend that shares commits between concurrent calls
     /// (``GroupCommit``) may have a lone commit wait briefly for it, so that sparse ingestions share commits too.
     func expectingIngestion<T>(_ body: () async throws -> T) async rethrows -> T
+
+    /// How the ingestions' commit lingers ended since the store opened; nil for a backend without group commit.
+    var commitLingers: CommitLingerStatistics? { get }
 }
 
 extension GatewayStore {
@@ -29,6 +32,8 @@ extension GatewayStore {
     package func expectingIngestion<T>(_ body: () async throws -> T) async rethrows -> T {
         try await body()
     }
+
+    package var commitLingers: CommitLingerStatistics? { nil }
 
     /// Applies `reservations` and appends `decision` in one transaction (a first attempt, nothing spooled).
     package func ingest(

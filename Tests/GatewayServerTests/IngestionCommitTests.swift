@@ -1,5 +1,6 @@
 import Foundation
 import GatewayServer
+import Hummingbird
 import Ingestion
 import Markup
 import Sandbox
@@ -45,19 +46,27 @@ struct IngestionCommitTests {
                 contentHash: String(repeating: "0", count: 64), verdict: .rejected, codes: ["test.lone"], flags: []))
         }
         let deadline = ContinuousClock.now + .seconds(20)
-        while fixture.store.commitLingers.began == 0, ContinuousClock.now < deadline {
+        while fixture.store.commitLingers?.began == 0, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(5))
         }
-        try #require(fixture.store.commitLingers.began == 1, "the lone write waits for the email on its way")
+        try #require(fixture.store.commitLingers?.began == 1, "the lone write waits for the email on its way")
         release.continuation.yield()
         let report = try await email.value
         let logged = try await lone.value
         #expect(report.logID != nil && logged.id != nil && report.logID != logged.id)
-        #expect(fixture.store.commitLingers.counts == [1, 1, 0, 0])
+        #expect(fixture.store.commitLingers?.counts == [1, 1, 0, 0])
 
         // Mail without markup never says it will write: a lone write does not wait for it.
         _ = try await ingestor.ingestEmail(Array("From: a@b.example\r\nSubject: hi\r\n\r\nhello\r\n".utf8), source: "plain")
-        #expect(fixture.store.commitLingers.began == 1)
+        #expect(fixture.store.commitLingers?.began == 1)
+
+        // Operators see the lingers at /metrics.
+        try await fixture.test { client in
+            let metrics = try await client.call(.get, "/metrics", token: nil).text
+            #expect(metrics.contains(#"gateway_store_commit_lingers_total{end="joined"} 1"#))
+            #expect(metrics.contains(#"gateway_store_commit_lingers_total{end="timed-out"} 0"#))
+            #expect(metrics.contains("gateway_store_commit_linger_seconds_total "))
+        }
     }
 }
 

@@ -1,6 +1,4 @@
 import Foundation
-import PostgresStore
-import SQLiteStore
 import Store
 import Synchronization
 import Testing
@@ -312,15 +310,11 @@ struct GroupCommitTests {
             let late = try await expected.value
             #expect(lone != nil && late != nil && lone != late)
             #expect(Set(try await store.list(owner: Sample.owner).map(\.key.itemReference)) == ["LONE01", "LATE01"])
-            #expect(Self.commitLingers(store)?.counts == [1, 1, 0, 0])
+            #expect(store.commitLingers?.counts == [1, 1, 0, 0])
             _ = try await store.ingest(
                 [Sample.flight(item: "NEXT01")], decision: DecisionLogTests.entry(hours: 2, domain: Sample.domain))
-            #expect(Self.commitLingers(store)?.began == 1)
+            #expect(store.commitLingers?.began == 1)
         }
-    }
-
-    static func commitLingers(_ store: any ManagedStore) -> CommitLingerStatistics? {
-        (store as? SQLiteStore)?.commitLingers ?? (store as? PostgresStore)?.commitLingers
     }
 }
 
