@@ -56,12 +56,16 @@ package final class GroupCommit<Request: Sendable, Output: Sendable>: Sendable {
         var expected = 0
         /// The leader waiting for an expected call, and its linger's number (a timer that fires late ends nothing).
         var lingering: (leader: CheckedContinuation<Void, Never>, number: Int)?
+        /// A linger ended and its leader has not taken its batch yet: the calls waiting are its own (another
+        /// lane's leader does not hand them the lead, and calls that come meanwhile join them).
+        var lingererCollecting = false
         var statistics = CommitLingerStatistics()
 
         /// Ends the linger under way, if any: its leader, to resume once the lock is released.
         mutating func endLinger(_ end: CommitLingerStatistics.End) -> CheckedContinuation<Void, Never>? {
             guard let lingering else { return nil }
             self.lingering = nil
+            lingererCollecting = true
             statistics.count(end)
             return lingering.leader
         }
@@ -87,7 +91,7 @@ package final class GroupCommit<Request: Sendable, Output: Sendable>: Sendable {
             let (leads, lingerer) = state.withLock { state -> (Bool, CheckedContinuation<Void, Never>?) in
                 if arrives { state.expected -= 1 }
                 // A lingering leader takes the first call that comes, even with a lane free.
-                guard state.leading == lanes || state.lingering != nil else {
+                guard state.leading == lanes || state.lingering != nil || state.lingererCollecting else {
                     state.leading += 1
                     return (true, nil)
                 }
@@ -101,6 +105,7 @@ package final class GroupCommit<Request: Sendable, Output: Sendable>: Sendable {
         if linger > .zero { await lingerIfExpected() }
 
         let batch = state.withLock { state -> [Waiter] in
+            state.lingererCollecting = false
             let count = min(state.waiting.count, Self.maximumBatch - 1)
             defer { state.waiting.removeFirst(count) }
             return Array(state.waiting.prefix(count))
@@ -118,7 +123,7 @@ package final class GroupCommit<Request: Sendable, Output: Sendable>: Sendable {
             }
         }
         let next = state.withLock { state -> Waiter? in
-            guard !state.waiting.isEmpty else {
+            guard !state.waiting.isEmpty, !state.lingererCollecting else {
                 state.leading -= 1
                 return nil
             }

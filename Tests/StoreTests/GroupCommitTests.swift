@@ -218,6 +218,20 @@ struct GroupCommitTests {
         #expect(commit.lingerStatistics.counts == [1, 1, 0, 0])
     }
 
+    /// On several lanes the call a leader lingers for joins it rather than taking a free lane of its own.
+    @Test func theExpectedCallJoinsTheLingeringLeaderEvenWithALaneFree() async throws {
+        let commit = GroupCommit<Int, Int>(lanes: 2, linger: .seconds(30))
+        let writer = Writer()
+        let expected = await Self.expectedCall(commit) {
+            try await Task.sleep(for: .milliseconds(50))
+            return try await commit.run(1, write: writer.write)
+        }
+        #expect(try await commit.run(0, write: writer.write) == 0)
+        #expect(try await expected.value == 1)
+        #expect(writer.batches.withLock { $0 } == [[0, 1]])
+        #expect(commit.lingerStatistics.counts == [1, 1, 0, 0])
+    }
+
     @Test func anExpectedCallThatLeavesWithoutWritingEndsTheWait() async throws {
         let commit = GroupCommit<Int, Int>(linger: .seconds(30))
         let writer = Writer()
