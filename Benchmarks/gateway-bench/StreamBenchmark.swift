@@ -195,7 +195,7 @@ struct StreamBenchmark {
             let markupRun = try await measure(round.markup)
             let lingersBefore = store.commitLingers ?? CommitLingerStatistics()
             let mixedRun = try await measure(round.mixed)
-            mixedLingers.add(store.commitLingers ?? CommitLingerStatistics(), since: lingersBefore)
+            mixedLingers.add((store.commitLingers ?? CommitLingerStatistics()).since(lingersBefore))
             guard mixedRun.verdicts[.admitted, default: 0] == confirmations,
                 markupRun.verdicts[.admitted, default: 0] == round.markup.count
             else { throw BenchFailure("stream: not every confirmation was admitted in round \(index + 1)") }
@@ -369,16 +369,5 @@ struct StreamBenchmark {
             try? await group.shutdownGracefully()
             throw error
         }
-    }
-}
-
-extension CommitLingerStatistics {
-    /// Adds what `now` counted since `before`.
-    mutating func add(_ now: CommitLingerStatistics, since before: CommitLingerStatistics) {
-        began += now.began - before.began
-        joined += now.joined - before.joined
-        noneLeft += now.noneLeft - before.noneLeft
-        timedOut += now.timedOut - before.timedOut
-        waited += now.waited - before.waited
     }
 }

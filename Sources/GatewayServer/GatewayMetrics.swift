@@ -117,20 +117,16 @@ package final class GatewayMetrics: Sendable {
     /// `gateway_store_commit_linger_seconds_total`, the time commits waited.
     package func observeCommitLingers(total: CommitLingerStatistics?) {
         guard let total else { return }
-        let seen = commitLingersSeen.withLock { seen -> CommitLingerStatistics in
+        let new = commitLingersSeen.withLock { seen -> CommitLingerStatistics in
             defer { seen = total }
-            return seen
+            return total.since(seen)
         }
-        for (end, now, before) in [
-            ("joined", total.joined, seen.joined), ("none-left", total.noneLeft, seen.noneLeft),
-            ("timed-out", total.timedOut, seen.timedOut),
-        ] {
+        for (end, count) in [("joined", new.joined), ("none-left", new.noneLeft), ("timed-out", new.timedOut)] {
             let counter = Counter(label: "gateway_store_commit_lingers_total", dimensions: [("end", end)], factory: factory)
-            counter.increment(by: max(0, now - before))
+            counter.increment(by: max(0, count))
         }
-        let waited = Self.nanoseconds(total.waited) - Self.nanoseconds(seen.waited)
         FloatingPointCounter(label: "gateway_store_commit_linger_seconds_total", factory: factory)
-            .increment(by: Double(max(0, waited)) / 1e9)
+            .increment(by: Double(max(0, Self.nanoseconds(new.waited))) / 1e9)
     }
 
     /// One webhook delivery attempt: `delivered`, `retry` or `dead`, and how long from the change's commit to the

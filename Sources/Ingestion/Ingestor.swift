@@ -91,13 +91,11 @@ package struct Ingestor: Sendable {
         {
             return IngestionReport.withoutMarkup(source: source, channel: channel, owners: owners)
         }
-        if dryRun {
-            return try await ingestParsedEmail(bytes, source: source, owners: owners, channel: channel, dryRun: true, spoolID: spoolID)
+        let decide = {
+            try await ingestParsedEmail(bytes, source: source, owners: owners, channel: channel, dryRun: dryRun, spoolID: spoolID)
         }
-        // Past the prefilter, the message will probably be logged: a lone commit may wait for it.
-        return try await environment.store.expectingIngestion {
-            try await ingestParsedEmail(bytes, source: source, owners: owners, channel: channel, dryRun: false, spoolID: spoolID)
-        }
+        // Past the prefilter, the message will probably be logged (unless a dry run): a lone commit may wait for it.
+        return dryRun ? try await decide() : try await environment.store.expectingIngestion(decide)
     }
 
     /// ``ingestEmail(_:source:owners:channel:dryRun:spoolID:prefiltered:)`` past the prefilter: parse, authenticate,

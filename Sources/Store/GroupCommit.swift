@@ -220,6 +220,22 @@ package struct CommitLingerStatistics: Sendable {
     /// Lingers ended.
     package var ended: Int { joined + noneLeft + timedOut }
 
+    /// What was counted after `earlier`, a reading of the same group commit's statistics.
+    package func since(_ earlier: CommitLingerStatistics) -> CommitLingerStatistics {
+        CommitLingerStatistics(
+            began: began - earlier.began, joined: joined - earlier.joined, noneLeft: noneLeft - earlier.noneLeft,
+            timedOut: timedOut - earlier.timedOut, waited: waited - earlier.waited)
+    }
+
+    /// Adds `other`'s counts and time to these.
+    package mutating func add(_ other: CommitLingerStatistics) {
+        began += other.began
+        joined += other.joined
+        noneLeft += other.noneLeft
+        timedOut += other.timedOut
+        waited += other.waited
+    }
+
     /// How one linger ended.
     enum End { case joined, noneLeft, timedOut }
 
