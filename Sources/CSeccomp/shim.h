@@ -104,6 +104,18 @@ static inline int csandbox_spawn_close_from(posix_spawn_file_actions_t *actions,
     return posix_spawn_file_actions_addclosefrom_np(actions, from);
 }
 
+/// An anonymous file in memory for a worker's document window (memfd_create(2): close-on-exec, sealable); -1 with
+/// errno set where the kernel has none.
+static inline int csandbox_memfd_create(const char *name) {
+    return (int)syscall(SYS_memfd_create, name, 0x0001U /* MFD_CLOEXEC */ | 0x0002U /* MFD_ALLOW_SEALING */);
+}
+
+/// Seals a memfd so that no one can map it writable from now on, write to it, or change its size (F_SEAL_FUTURE_WRITE,
+/// Linux 5.1; F_SEAL_SHRINK, F_SEAL_GROW, F_SEAL_SEAL): mappings made before, the gateway's, stay writable.
+static inline int csandbox_seal_against_writers(int fd) {
+    return fcntl(fd, 1033 /* F_ADD_SEALS */, 0x0010 /* FUTURE_WRITE */ | 0x0002 | 0x0004 | 0x0001);
+}
+
 static inline int csandbox_set_thread_name(pthread_t thread, const char *name) {
     return pthread_setname_np(thread, name);
 }

@@ -4,6 +4,8 @@ internal import Markup
 //
 //   request  id:u64 kind:u8 maxItems:u32 maxDepth:u32 maxResponseBytes:u32 encodingLength:u8
 //            encoding:encodingLength (printable ASCII, 0 = none) document:rest
+//   windowRequest  the same fields and label, then offset:u32 length:u32: the document lies in the
+//            worker's document window at that offset (DocumentWindow), and nothing follows
 //   graph    id:u64 graph:rest            (a MarkupGraph in GraphWire's binary form)
 //   failure  id:u64 code:u8 reason:rest   (UTF-8, at most `Frame.maxReasonBytes`)
 //   setup    json                         (WorkerSetup)
@@ -33,6 +35,12 @@ extension ExtractionRequest {
         let payloadLength = ExtractionRequest.fixedPayloadSize + label.count + document.count
         var bytes = Frame.header(kind: .request, payloadLength: payloadLength)
         bytes.reserveCapacity(Frame.headerSize + ExtractionRequest.fixedPayloadSize + label.count)
+        appendFixedFields(to: &bytes, label: label)
+        return bytes
+    }
+
+    /// The fixed fields and the encoding label, as both kinds of request carry them.
+    private func appendFixedFields(to bytes: inout [UInt8], label: [UInt8]) {
         bytes.appendBigEndian(id)
         bytes.append(kind.rawValue)
         bytes.appendBigEndian(limits.maxItems)
@@ -40,7 +48,26 @@ extension ExtractionRequest {
         bytes.appendBigEndian(limits.maxResponseBytes)
         bytes.append(UInt8(label.count))  // at most maxEncodingBytes, checked by init
         bytes += label
+    }
+
+    /// The frame of a request whose document the gateway copied into the worker's window at `offset`: header, fixed
+    /// fields, encoding label, then where the document lies.
+    func windowFrame(offset: Int) -> [UInt8] {
+        let label = Array((encoding ?? "").utf8)
+        var bytes = Frame.header(
+            kind: .windowRequest, payloadLength: ExtractionRequest.fixedPayloadSize + label.count + 8)
+        bytes.reserveCapacity(Frame.headerSize + ExtractionRequest.fixedPayloadSize + label.count + 8)
+        appendFixedFields(to: &bytes, label: label)
+        bytes.appendBigEndian(UInt32(offset))
+        bytes.appendBigEndian(UInt32(document.count))
         return bytes
+    }
+
+    /// Where a window request's document lies: the 8 bytes after its encoding label.
+    static func parseWindowPlace(_ bytes: some Collection<UInt8>) throws(FrameError) -> (offset: Int, length: Int) {
+        guard bytes.count == 8 else { throw FrameError("a window request ends with 8 bytes of place, got \(bytes.count)") }
+        var reader = BigEndianReader(Array(bytes)[...])
+        return (Int(reader.uint32()), Int(reader.uint32()))
     }
 
     /// The whole request frame's size: header, fixed fields, encoding label and document.

@@ -11,6 +11,8 @@ struct Frame: Sendable, Hashable {
         case ready = 0x02
         /// Gateway → worker: an `ExtractionRequest`.
         case request = 0x10
+        /// Gateway → worker: an `ExtractionRequest` whose document lies in the worker's `DocumentWindow`.
+        case windowRequest = 0x11
         /// Worker → gateway: the request's id and its `MarkupGraph` as JSON.
         case graph = 0x20
         /// Worker → gateway: the request's id and why there is no graph.

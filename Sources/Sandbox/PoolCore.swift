@@ -32,6 +32,8 @@ final class PoolCore: Sendable {
         var input: Int32
         var pipeBytes: Int
         var processID: Int32
+        /// The worker's document window: idle, it has answered everything, so the whole window is free.
+        var window: DocumentWindow?
     }
 
     /// A request a task wrote to an idle slot's worker itself: the slot thread answers it.
@@ -171,7 +173,8 @@ final class PoolCore: Sendable {
             let slot = state.slots.firstIndex(where: { $0.isIdle && $0.handOff != nil }),
             let target = state.slots[slot].handOff, job.request.pipeFootprint <= target.pipeBytes
         else { return nil }
-        let parts = [job.request.framePrefix[...], job.request.document[...]]
+        var free = 0
+        let parts = WorkerSlot.requestParts(job.request, window: target.window, free: &free)
         guard let written = WorkerProcess.writeNow(parts, to: target.input) else {
             state.slots[slot].handOff = nil  // it died: the slot finds out and replaces it
             return nil

@@ -1,5 +1,6 @@
 internal import CSeccomp
 internal import FoundationEssentials
+internal import Glibc
 package import Markup
 
 /// The main loop of a worker process: read the setup frame, confine, say ready, then read a
@@ -28,6 +29,19 @@ package enum WorkerMain {
 
         prepare()
         keepHeap()
+        // The document window, mapped read-only before confinement closes fd 3 (the gateway sealed it against
+        // writable mappings: this is the only way the worker can see it).
+        var window: UnsafeRawBufferPointer?
+        if setup.documentWindowBytes > 0 {
+            guard let base = mmap(nil, setup.documentWindowBytes, PROT_READ, MAP_SHARED, DocumentWindow.workerDescriptor, 0),
+                base != UnsafeMutableRawPointer(bitPattern: -1)  // MAP_FAILED
+            else {
+                complain("cannot map the document window: \(ConfinementError(step: "mmap"))")
+                return WorkerExitStatus.badSetup
+            }
+            window = UnsafeRawBufferPointer(start: base, count: setup.documentWindowBytes)
+            WorkerMain.documentWindow = window
+        }
         let probeBytes = Int(clamping: max(setup.confinement.addressSpaceBytes / 8, 1 << 20))
         guard csandbox_install_fault_handler(WorkerExitStatus.memoryLimit, probeBytes, 64 << 10) == 0 else {
             complain("cannot install the fault handler: \(ConfinementError(step: "sigaction"))")
@@ -54,7 +68,9 @@ package enum WorkerMain {
                 // The header and the request's fixed fields in one read: the gateway only ever sends requests.
                 let head = try PipeIO.read(0, count: Frame.headerSize + ExtractionRequest.fixedPayloadSize)
                 let (kind, length) = try Frame.parseHeader(head[..<Frame.headerSize], maxPayload: maxPayload)
-                guard kind == .request, length >= ExtractionRequest.fixedPayloadSize else {
+                guard kind == .request || (kind == .windowRequest && window != nil),
+                    length >= ExtractionRequest.fixedPayloadSize
+                else {
                     complain("expected a request frame, got \(kind) of \(length) bytes")
                     return WorkerExitStatus.protocolError
                 }
@@ -67,7 +83,18 @@ package enum WorkerMain {
                 let encoding =
                     fields.encodingLength == 0
                     ? nil : try ExtractionRequest.parseEncoding(PipeIO.read(0, count: fields.encodingLength))
-                let document = try PipeIO.read(0, count: rest - fields.encodingLength)
+                let document: [UInt8]
+                if kind == .windowRequest, let window {
+                    let place = try ExtractionRequest.parseWindowPlace(
+                        PipeIO.read(0, count: rest - fields.encodingLength))
+                    guard place.length <= setup.maxDocumentBytes, place.offset <= window.count - place.length else {
+                        complain("a document placed outside the window: \(place.length) bytes at \(place.offset)")
+                        return WorkerExitStatus.protocolError
+                    }
+                    document = Array(UnsafeRawBufferPointer(rebasing: window[place.offset..<(place.offset + place.length)]))
+                } else {
+                    document = try PipeIO.read(0, count: rest - fields.encodingLength)
+                }
                 request = ExtractionRequest(
                     id: fields.id, kind: fields.kind, encoding: encoding, limits: fields.limits, document: document)
             } catch PipeIO.ReadError.endOfInput {
@@ -91,6 +118,10 @@ package enum WorkerMain {
             guard PipeIO.write(1, answer) else { return WorkerExitStatus.ioError }
         }
     }
+
+    /// The document window as this worker mapped it (read-only), nil without one: for the test probe, which proves
+    /// that a worker cannot write to it. Set once, before the first request, in a process with one thread.
+    nonisolated(unsafe) package private(set) static var documentWindow: UnsafeRawBufferPointer?
 
     /// Blocks up to this size come from malloc's heap rather than an mmap of their own.
     static let heapBlockLimit: Int32 = 4 << 20

@@ -59,12 +59,16 @@ final class WorkerProcess {
     /// What the request pipe holds: the slot writes a batch of requests only if it fits, so that the
     /// write never waits for the worker (which may meanwhile be writing answers).
     let requestPipeBytes: Int
+    /// The shared memory the worker reads its documents from (nil: the system has none, and documents go through
+    /// the request pipe).
+    let window: DocumentWindow?
 
-    private init(processID: pid_t, input: Int32, output: Int32, diagnostics: Int32) {
+    private init(processID: pid_t, input: Int32, output: Int32, diagnostics: Int32, window: DocumentWindow?) {
         self.processID = processID
         self.input = input
         self.output = output
         self.diagnostics = diagnostics
+        self.window = window
         self.requestPipeBytes = Int(max(csandbox_get_pipe_size(input), 0))
     }
 
@@ -87,9 +91,11 @@ final class WorkerProcess {
     static func launch(_ launch: Launch, wake: WakePipe) throws(SandboxFailure) -> (WorkerProcess, Confinement.Report) {
         let worker = try spawn(launch)
         let deadline = ContinuousClock.now + launch.startupTimeout
+        var workerSetup = launch.setup
+        workerSetup.documentWindowBytes = worker.window?.size ?? 0
         let setup: [UInt8]
         do {
-            setup = Frame(kind: .setup, payload: Array(try JSONEncoder().encode(launch.setup))).bytes
+            setup = Frame(kind: .setup, payload: Array(try JSONEncoder().encode(workerSetup))).bytes
         } catch {
             throw SandboxFailure(code: .unavailable, reason: "cannot encode the worker's setup: \(error)")
         }
@@ -121,9 +127,9 @@ final class WorkerProcess {
         return SandboxFailure(code: .unavailable, reason: reason, termination: termination)
     }
 
-    /// posix_spawn with three fresh pipes as fds 0, 1 and 2, every other fd closed, default signal
-    /// handling and an empty signal mask, in its own process group (a terminal's ^C is for the
-    /// gateway, which then stops its workers), with only the given environment.
+    /// posix_spawn with three fresh pipes as fds 0, 1 and 2, its document window's memfd as fd 3 (when the system
+    /// makes one), every other fd closed, default signal handling and an empty signal mask, in its own process
+    /// group (a terminal's ^C is for the gateway, which then stops its workers), with only the given environment.
     private static func spawn(_ launch: Launch) throws(SandboxFailure) -> WorkerProcess {
         var opened: [(read: Int32, write: Int32)] = []
         for _ in 0..<3 {
@@ -150,7 +156,9 @@ final class WorkerProcess {
         posix_spawn_file_actions_adddup2(&actions, requests.read, 0)
         posix_spawn_file_actions_adddup2(&actions, answers.write, 1)
         posix_spawn_file_actions_adddup2(&actions, errors.write, 2)
-        csandbox_spawn_close_from(&actions, 3)
+        let window = DocumentWindow.create()
+        if let window { posix_spawn_file_actions_adddup2(&actions, window.descriptor, DocumentWindow.workerDescriptor) }
+        csandbox_spawn_close_from(&actions, window == nil ? 3 : DocumentWindow.workerDescriptor + 1)
         var noSignals = sigset_t()
         sigemptyset(&noSignals)
         posix_spawnattr_setsigmask(&attributes, &noSignals)
@@ -170,6 +178,7 @@ final class WorkerProcess {
         }
         var processID: pid_t = 0
         let result = posix_spawn(&processID, launch.executable, &actions, &attributes, argv, envp)
+        window?.closeDescriptor()
         Descriptors.close(requests.read)
         Descriptors.close(answers.write)
         Descriptors.close(errors.write)
@@ -196,7 +205,7 @@ final class WorkerProcess {
         // A kernel that refuses keeps the default, which works the same, only slower.
         for fd in [requests.write, answers.read] { _ = csandbox_set_pipe_size(fd, Self.pipeBytes) }
         return WorkerProcess(
-            processID: processID, input: requests.write, output: answers.read, diagnostics: errors.read)
+            processID: processID, input: requests.write, output: answers.read, diagnostics: errors.read, window: window)
     }
 
     // MARK: - Talking

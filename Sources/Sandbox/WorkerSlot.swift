@@ -46,7 +46,8 @@ struct WorkerSlot: Sendable {
                 maxBatch: max(
                     1, min(WorkerSlot.maxBatch, configuration.maxDocumentsPerWorker - (worker?.documentsCompleted ?? 0))),
                 handOff: worker.map {
-                    PoolCore.HandOffTarget(input: $0.input, pipeBytes: $0.requestPipeBytes, processID: $0.processID)
+                    PoolCore.HandOffTarget(
+                        input: $0.input, pipeBytes: $0.requestPipeBytes, processID: $0.processID, window: $0.window)
                 })
             if let current = worker, condemned == current.processID {  // its last graph did not decode
                 current.stop()
@@ -154,10 +155,9 @@ struct WorkerSlot: Sendable {
         var parts: [ArraySlice<UInt8>] = handed?.parts ?? []
         if handed == nil {
             parts.reserveCapacity(2 * jobs.count)
-            for job in jobs {
-                parts.append(job.request.framePrefix[...])
-                parts.append(job.request.document[...])
-            }
+            // The worker answered everything it was given before: the whole window is free for this batch.
+            var free = 0
+            for job in jobs { parts += WorkerSlot.requestParts(job.request, window: worker.window, free: &free) }
         }
         let first = jobs[0]
         let failure: SandboxFailure?
@@ -257,6 +257,19 @@ struct WorkerSlot: Sendable {
             worker.documentsCompleted += 1
             return (.failure(SandboxFailure(code: .memoryLimit, reason: reason)), true)
         }
+    }
+
+    /// What to write to the request pipe for `request`: its frame alone when its document goes into `window` (copied
+    /// there now, from offset `free` on, which moves past it), else the frame's prefix and the document itself (a
+    /// document larger than the window's free part, or no window).
+    static func requestParts(
+        _ request: ExtractionRequest, window: DocumentWindow?, free: inout Int
+    ) -> [ArraySlice<UInt8>] {
+        guard let window, let offset = window.place(request.document.count, at: &free) else {
+            return [request.framePrefix[...], request.document[...]]
+        }
+        window.copy(request.document, to: offset)
+        return [request.windowFrame(offset: offset)[...]]
     }
 
     /// `parts` without their first `count` bytes.

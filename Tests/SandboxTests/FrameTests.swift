@@ -18,6 +18,24 @@ struct FrameTests {
         #expect(try ExtractionRequest(framePayload: Array(bytes.dropFirst(Frame.headerSize))) == request)
     }
 
+    @Test func windowRequestCarriesThePlaceInsteadOfTheDocument() throws {
+        let request = ExtractionRequest(
+            id: 9, kind: .email, encoding: "utf-8", limits: .init(maxItems: 1, maxDepth: 2, maxResponseBytes: 3),
+            document: [UInt8](repeating: 0x41, count: 70_000))
+        let bytes = request.windowFrame(offset: 0x0102_0304)
+        let (kind, length) = try Frame.parseHeader(bytes.prefix(Frame.headerSize), maxPayload: 1 << 20)
+        #expect(kind == .windowRequest)
+        #expect(length == ExtractionRequest.fixedPayloadSize + 5 + 8)
+        #expect(bytes.count == Frame.headerSize + length)
+        // The same fields and label as the pipe's request, then the place.
+        #expect(Array(bytes.prefix(Frame.headerSize + ExtractionRequest.fixedPayloadSize + 5).dropFirst(Frame.headerSize))
+            == Array(request.framePrefix.dropFirst(Frame.headerSize)))
+        let place = try ExtractionRequest.parseWindowPlace(bytes.suffix(8))
+        #expect(place.offset == 0x0102_0304)
+        #expect(place.length == 70_000)
+        #expect(throws: FrameError.self) { try ExtractionRequest.parseWindowPlace(bytes.suffix(9)) }
+    }
+
     @Test(
         "headers with an unknown kind or a length over the limit are refused",
         arguments: [

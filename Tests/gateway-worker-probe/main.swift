@@ -4,7 +4,7 @@
 //
 // The document is the command: "echo", "open", "socket", "fork", "spawn", "execve", "thread", "loop",
 // "spin:<ms>", "allocate", "allocate-once:<bytes>", "deep-answer:<levels>", "bad-graph", "wrong-id",
-// "garbage", "crash", "recurse", "big-answer:<bytes>".
+// "garbage", "crash", "recurse", "big-answer:<bytes>", "digest", "window", "write-window", "map-window".
 
 internal import CSeccomp
 internal import Glibc
@@ -117,6 +117,21 @@ func handle(_ request: ExtractionRequest) -> MarkupGraph {
     case "wrong-id":  // a well-formed answer to another request
         writeGraphFrame(id: request.id &+ 1, payload: [1, 0, 0])  // an empty graph
         _exit(0)
+    case "digest":  // the document's length and FNV-1a hash, to prove it arrived intact
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in request.document { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return report("probe.digest-\(request.document.count)-\(String(hash, radix: 16))")
+    case "window":  // the size of the document window this worker mapped (0: none)
+        return report("probe.window-\(WorkerMain.documentWindow?.count ?? 0)")
+    case "write-window":  // writes into the document window, which the worker may only read
+        guard let window = WorkerMain.documentWindow, let base = window.baseAddress else {
+            return report("probe.no-window")
+        }
+        UnsafeMutableRawPointer(mutating: base).storeBytes(of: 0x58, as: UInt8.self)
+        return report("probe.window-written")
+    case "map-window":  // maps the window's file (fd 3) writable again: closed at confinement, and sealed anyway
+        let mapped = mmap(nil, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, 3, 0)
+        return mapped != UnsafeMutableRawPointer(bitPattern: -1) ? report("probe.window-mapped") : refused("mmap")
     case "garbage":
         _ = write(1, "this is not a frame at all", 26)
         return report("probe.garbage-sent")
