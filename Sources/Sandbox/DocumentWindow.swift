@@ -95,7 +95,8 @@ final class DocumentWindow: @unchecked Sendable {
     func place(_ count: Int, at offset: inout Int) -> Int? {
         let start = offset
         guard start + count <= size else { return nil }
-        offset = min(size, (start + count + DocumentWindow.alignment - 1) / DocumentWindow.alignment * DocumentWindow.alignment)
+        let alignment = DocumentWindow.alignment
+        offset = min(size, (start + count + alignment - 1) / alignment * alignment)
         return start
     }
 }

@@ -65,7 +65,9 @@ extension ExtractionRequest {
 
     /// Where a window request's document lies: the 8 bytes after its encoding label.
     static func parseWindowPlace(_ bytes: some Collection<UInt8>) throws(FrameError) -> (offset: Int, length: Int) {
-        guard bytes.count == 8 else { throw FrameError("a window request ends with 8 bytes of place, got \(bytes.count)") }
+        guard bytes.count == 8 else {
+            throw FrameError("a window request ends with 8 bytes of place, got \(bytes.count)")
+        }
         var reader = BigEndianReader(Array(bytes)[...])
         return (Int(reader.uint32()), Int(reader.uint32()))
     }

@@ -33,7 +33,9 @@ package enum WorkerMain {
         // writable mappings: this is the only way the worker can see it).
         var window: UnsafeRawBufferPointer?
         if setup.documentWindowBytes > 0 {
-            guard let base = mmap(nil, setup.documentWindowBytes, PROT_READ, MAP_SHARED, DocumentWindow.workerDescriptor, 0),
+            guard
+                let base = mmap(
+                    nil, setup.documentWindowBytes, PROT_READ, MAP_SHARED, DocumentWindow.workerDescriptor, 0),
                 base != UnsafeMutableRawPointer(bitPattern: -1)  // MAP_FAILED
             else {
                 complain("cannot map the document window: \(ConfinementError(step: "mmap"))")
@@ -91,7 +93,8 @@ package enum WorkerMain {
                         complain("a document placed outside the window: \(place.length) bytes at \(place.offset)")
                         return WorkerExitStatus.protocolError
                     }
-                    document = Array(UnsafeRawBufferPointer(rebasing: window[place.offset..<(place.offset + place.length)]))
+                    document = Array(
+                        UnsafeRawBufferPointer(rebasing: window[place.offset..<(place.offset + place.length)]))
                 } else {
                     document = try PipeIO.read(0, count: rest - fields.encodingLength)
                 }

@@ -28,8 +28,9 @@ struct FrameTests {
         #expect(length == ExtractionRequest.fixedPayloadSize + 5 + 8)
         #expect(bytes.count == Frame.headerSize + length)
         // The same fields and label as the pipe's request, then the place.
-        #expect(Array(bytes.prefix(Frame.headerSize + ExtractionRequest.fixedPayloadSize + 5).dropFirst(Frame.headerSize))
-            == Array(request.framePrefix.dropFirst(Frame.headerSize)))
+        let fieldsAndLabel = bytes.prefix(Frame.headerSize + ExtractionRequest.fixedPayloadSize + 5)
+        let pipeFieldsAndLabel = request.framePrefix.dropFirst(Frame.headerSize)
+        #expect(Array(fieldsAndLabel.dropFirst(Frame.headerSize)) == Array(pipeFieldsAndLabel))
         let place = try ExtractionRequest.parseWindowPlace(bytes.suffix(8))
         #expect(place.offset == 0x0102_0304)
         #expect(place.length == 70_000)
