@@ -28,30 +28,32 @@ extension MIMEPart {
         switch contentTransferEncoding {
         case .base64:
             var decoder = Base64.StreamDecoder()
-            var buffer = [UInt8](repeating: 0, count: Base64.StreamDecoder.capacity(forInput: chunkSize))
+            // Sized for the part when it is smaller than a chunk, and not zeroed: the decoder writes what is handed over
+            // (a zeroed 48 KiB buffer cost more than decoding a small message's part).
+            let output = UnsafeMutableBufferPointer<UInt8>.allocate(
+                capacity: Base64.StreamDecoder.capacity(forInput: min(chunkSize, input.count)))
+            defer { output.deallocate() }
             var start = input.startIndex
             while start < input.endIndex {
                 let end = min(input.endIndex, start + chunkSize)
                 let more = end < input.endIndex
-                let keepGoing = buffer.withUnsafeMutableBufferPointer { output -> Bool in
-                    let written = decoder.decode(input[start..<end], into: output, isFinal: !more)
-                    return deliver(UnsafeBufferPointer(rebasing: output[..<written]), inputLeft: more)
-                }
-                guard keepGoing else { return }
+                let written = decoder.decode(input[start..<end], into: output, isFinal: !more)
+                guard deliver(UnsafeBufferPointer(rebasing: output[..<written]), inputLeft: more) else { return }
                 start = end
             }
         case .quotedPrintable:
-            var buffer: [UInt8] = []
+            var output = UnsafeMutableBufferPointer<UInt8>(start: nil, count: 0)
+            defer { output.deallocate() }
             var start = input.startIndex
             while start < input.endIndex {
                 let end = QuotedPrintable.chunkEnd(in: input, from: start, preferredLength: chunkSize)
-                if buffer.count < end - start { buffer = [UInt8](repeating: 0, count: end - start) }
-                let more = end < input.endIndex
-                let keepGoing = buffer.withUnsafeMutableBufferPointer { output -> Bool in
-                    let written = QuotedPrintable.decode(input[start..<end], into: output).written
-                    return deliver(UnsafeBufferPointer(rebasing: output[..<written]), inputLeft: more)
+                if output.count < end - start {  // a chunk ends at a line end, perhaps past `chunkSize`
+                    output.deallocate()
+                    output = .allocate(capacity: end - start)
                 }
-                guard keepGoing else { return }
+                let more = end < input.endIndex
+                let written = QuotedPrintable.decode(input[start..<end], into: output).written
+                guard deliver(UnsafeBufferPointer(rebasing: output[..<written]), inputLeft: more) else { return }
                 start = end
             }
         default:
