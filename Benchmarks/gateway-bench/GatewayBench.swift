@@ -128,7 +128,9 @@ struct GatewayBench: AsyncParsableCommand {
         }
         if let workers, workers <= 0 { throw ValidationError("--workers must be positive") }
         if let postgresLanes, postgresLanes <= 0 { throw ValidationError("--postgres-lanes must be positive") }
-        if let commitLinger, !(0...1000).contains(commitLinger) { throw ValidationError("--commit-linger must be 0...1000 ms") }
+        if let commitLinger, !(0...1000).contains(commitLinger) {
+            throw ValidationError("--commit-linger must be 0...1000 ms")
+        }
     }
 
     var commitLingerDuration: Duration? { commitLinger.map { .microseconds(Int(($0 * 1000).rounded())) } }

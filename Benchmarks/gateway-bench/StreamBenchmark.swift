@@ -246,9 +246,9 @@ struct StreamBenchmark {
         let linger = storeConfiguration.commitLinger
         report(
             String(
-                format: "  commit linger %.1f ms: in the mixed stream's passes, %d lone commits waited for a message on its way: "
-                    + "%d shared their commit with it, %d found it had nothing to write, %d waited the whole linger; %.2f ms "
-                    + "waited on average",
+                format: "  commit linger %.1f ms: in the mixed stream's passes, %d lone commits waited for a message "
+                    + "on its way: %d shared their commit with it, %d found it had nothing to write, %d waited the whole "
+                    + "linger; %.2f ms waited on average",
                 linger.seconds * 1e3, mixedLingers.began,
                 mixedLingers.joined, mixedLingers.noneLeft, mixedLingers.timedOut,
                 mixedLingers.began == 0 ? 0 : mixedLingers.waited.seconds * 1e3 / Double(mixedLingers.began)))
