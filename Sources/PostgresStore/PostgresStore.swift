@@ -36,7 +36,7 @@ package final class PostgresStore: ManagedStore {
         /// connection of its own (see ``GroupCommit``).
         package var writeLanes = 2
         /// How long a lone ingestion's commit waits at most for another on its way (``GroupCommit/linger``).
-        package var commitLinger: Duration = .milliseconds(2)
+        package var commitLinger = GroupCommit<IngestionRequest, DecisionLogEntry>.defaultLinger
         /// Run the missing migrations when opening (`gateway store status` and `migrate` open without).
         package var migrateOnOpen = true
         package var limits = StoreLimits()

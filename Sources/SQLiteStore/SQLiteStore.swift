@@ -36,7 +36,7 @@ package final class SQLiteStore: ManagedStore {
         /// Concurrent readers in this process.
         package var maximumReaderCount = 4
         /// How long a lone ingestion's commit waits at most for another on its way (``GroupCommit/linger``).
-        package var commitLinger: Duration = .milliseconds(2)
+        package var commitLinger = GroupCommit<IngestionRequest, DecisionLogEntry>.defaultLinger
         /// Permissions of a database file this store creates (reservations are personal data).
         package var newFilePermissions: UInt16 = 0o600
         /// Run the missing migrations when opening (`gateway store status` and `migrate` open without).
