@@ -54,9 +54,9 @@ package struct SchemaProperty: Codable, Sendable, Hashable {
 
 /// A property value: text (JSON strings, numbers and booleans as their literal text; Microdata
 /// values per element) or a nested item.
-package indirect enum SchemaValue: Codable, Sendable, Hashable {
+package enum SchemaValue: Codable, Sendable, Hashable {
     case text(String)
-    case node(SchemaNode)
+    indirect case node(SchemaNode)
 
     package var text: String? {
         if case .text(let value) = self { return value }
