@@ -45,6 +45,29 @@ struct GraphWireTests {
         #expect(try GraphWire.decode(GraphWire.encode(graph)[...]) == graph)
     }
 
+    /// The writer starts with 4 KiB and grows: graphs of every size around and far beyond it (a string longer than the
+    /// buffer, many nodes), after a frame's prefix, come back unchanged and after the prefix intact.
+    @Test func graphsLargerThanTheWritersFirstBufferRoundTrip() throws {
+        let prefix: [UInt8] = Array(0..<13)
+        for textBytes in [0, 1, 4000, 4096, 5000, 70_000] {
+            for nodes in [1, 3, 200] {
+                let node = SchemaNode(
+                    types: ["LodgingReservation"], id: "#r",
+                    properties: [
+                        SchemaProperty(
+                            name: "reservationNumber", values: [.text(String(repeating: "é", count: textBytes / 2))]),
+                        SchemaProperty(
+                            name: "reservationFor", values: [.node(SchemaNode(types: ["Hotel"], syntax: .microdata))]),
+                    ], syntax: .jsonLD)
+                let graph = MarkupGraph(nodes: Array(repeating: node, count: nodes), diagnostics: Self.rich.diagnostics)
+                let bytes = GraphWire.encode(graph, after: prefix)
+                #expect(Array(bytes.prefix(prefix.count)) == prefix)
+                #expect(try GraphWire.decode(bytes[prefix.count...]) == graph)
+                #expect(Array(bytes[prefix.count...]) == GraphWire.encode(graph))
+            }
+        }
+    }
+
     @Test func everyTruncationIsRefused() {
         let bytes = GraphWire.encode(Self.rich)
         for length in 0..<bytes.count {
