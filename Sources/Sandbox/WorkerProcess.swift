@@ -340,9 +340,21 @@ final class WorkerProcess {
     }
 
     /// Reads one frame from the answer pipe.
+    ///
+    /// `waitsFirst`: waits for the pipe before reading, for an answer that cannot be there yet (the request was just
+    /// written), which spares a read that would only find the pipe empty.
     func readFrame(
-        maxPayload: Int, deadline: ContinuousClock.Instant, wake: WakePipe, interrupted: () -> Bool
+        maxPayload: Int, deadline: ContinuousClock.Instant, wake: WakePipe, waitsFirst: Bool = false,
+        interrupted: () -> Bool
     ) -> ReadOutcome {
+        if waitsFirst {
+            switch wait(writing: false, deadline: deadline, wake: wake, interrupted: interrupted) {
+            case .ready: break
+            case .closed: return .closed
+            case .timedOut: return .timedOut
+            case .interrupted: return .interrupted
+            }
+        }
         var header = [UInt8](repeating: 0, count: Frame.headerSize)
         switch readExactly(into: &header, deadline: deadline, wake: wake, interrupted: interrupted) {
         case .ready: break

@@ -184,7 +184,8 @@ struct WorkerSlot: Sendable {
             var begun = startedAt
             for (position, job) in jobs.enumerated() {
                 let (answer, keep) = receive(
-                    job, from: worker, deadline: begun + job.deadline, reached: position == 0)
+                    job, from: worker, deadline: begun + job.deadline, reached: position == 0,
+                    justWritten: position == 0 && handed == nil)
                 if !keep { core.workerStopped(slot: index) }  // before the answer: the task may look at the pool
                 // The worker read this document whole before it answered, so its task may now free the bytes.
                 core.finish(job, slot: index, answer: answer)
@@ -205,9 +206,11 @@ struct WorkerSlot: Sendable {
     ///
     /// - Parameter reached: the worker started on `job` when it was written (the first of its batch, or
     ///   one a task handed): cancelling it stops the worker at once, as for one cancelled from now on.
+    /// - Parameter justWritten: this thread wrote the request just now: its answer cannot be there yet.
     /// - Returns: the answer, and whether the worker may be used again (it answered properly).
     private func receive(
-        _ job: PoolCore.Job, from worker: WorkerProcess, deadline: ContinuousClock.Instant, reached: Bool
+        _ job: PoolCore.Job, from worker: WorkerProcess, deadline: ContinuousClock.Instant, reached: Bool,
+        justWritten: Bool = false
     ) -> (PoolCore.Answer, Bool) {
         let request = job.request
         let cancelRequested = core.isCancelRequested(slot: index, id: request.id)
@@ -216,20 +219,24 @@ struct WorkerSlot: Sendable {
         // Cancelled while it waited in the batch: the worker has it and answers it; the answer is dropped.
         let cancelledEarlier = !reached && cancelRequested
         let interrupted = { !cancelledEarlier && core.isCancelRequested(slot: index, id: request.id) }
-        let (answer, keep) = read(job, from: worker, deadline: deadline, interrupted: interrupted)
+        let (answer, keep) = read(
+            job, from: worker, deadline: deadline, waitsFirst: justWritten, interrupted: interrupted)
         guard cancelledEarlier, keep else { return (answer, keep) }
         return (.failure(SandboxFailure(code: .cancelled, reason: "the task was cancelled before the worker reached it")), true)
     }
 
     private func read(
-        _ job: PoolCore.Job, from worker: WorkerProcess, deadline: ContinuousClock.Instant, interrupted: () -> Bool
+        _ job: PoolCore.Job, from worker: WorkerProcess, deadline: ContinuousClock.Instant, waitsFirst: Bool,
+        interrupted: () -> Bool
     ) -> (PoolCore.Answer, Bool) {
         let request = job.request
 
         let maxPayload = 8 + max(Int(request.limits.maxResponseBytes), 1 + Frame.maxReasonBytes)
         let kind: Frame.Kind
         let payload: [UInt8]
-        switch worker.readFrame(maxPayload: maxPayload, deadline: deadline, wake: wake, interrupted: interrupted) {
+        switch worker.readFrame(
+            maxPayload: maxPayload, deadline: deadline, wake: wake, waitsFirst: waitsFirst, interrupted: interrupted)
+        {
         case .frame(let frameKind, let framePayload): (kind, payload) = (frameKind, framePayload)
         case .invalid(let error): return (.failure(protocolError(worker, "\(error)")), false)
         case .closed: return (.failure(died(worker, job: job)), false)
