@@ -34,7 +34,12 @@ enum HTMLInput {
     }
 
     /// The document as UTF-8, without BOM and NUL; reports replaced bytes and unknown encodings.
-    static func utf8(_ bytes: [UInt8], declaredEncoding: String?, state: inout ExtractionState) -> ArraySlice<UInt8> {
+    ///
+    /// `knownValidUTF8`: the bytes are a Swift `String`'s (an email part the MIME reader decoded), so when they are
+    /// read as UTF-8 only a NUL can need replacing, and a search for one stands in for the validation.
+    static func utf8(
+        _ bytes: [UInt8], declaredEncoding: String?, knownValidUTF8: Bool = false, state: inout ExtractionState
+    ) -> ArraySlice<UInt8> {
         var body = bytes[...]
         var decoding: Decoding?
         var declared = false
@@ -78,6 +83,7 @@ enum HTMLInput {
             }
             return utf8[...]
         case .utf8:
+            if knownValidUTF8 && !containsNUL(body) { return body }
             let (utf8, replaced) = validUTF8(body)
             if replaced > 0 {
                 state.warning(
@@ -209,6 +215,14 @@ enum HTMLInput {
     }
 
     // MARK: Conversion
+
+    /// Whether `bytes` hold a NUL byte.
+    private static func containsNUL(_ bytes: ArraySlice<UInt8>) -> Bool {
+        bytes.withUnsafeBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return false }
+            return memchr(base, 0, buffer.count) != nil
+        }
+    }
 
     /// `bytes` when they are valid UTF-8 without NUL; else a copy with each bad byte (or NUL) as U+FFFD.
     private static func validUTF8(_ bytes: ArraySlice<UInt8>) -> (bytes: ArraySlice<UInt8>, replaced: Int) {

@@ -67,6 +67,16 @@ package struct MarkupExtractor: Sendable {
     /// - Returns: The items found and the diagnostics, whose paths are `script[N]` (the Nth JSON-LD
     ///   block, from 1) or `microdata[N]` (the Nth top-level item, from 1) followed by a property path.
     package func extract(html: [UInt8], encoding: String? = nil) -> MarkupGraph {
+        extract(html: html, encoding: encoding, knownValidUTF8: false)
+    }
+
+    /// Extracts the nodes of an HTML document that is already text, such as an email's `text/html` part the MIME
+    /// reader decoded: the same as `extract(html:encoding:)` on its UTF-8, without validating that UTF-8 again.
+    package func extract(htmlText: String) -> MarkupGraph {
+        extract(html: Array(htmlText.utf8), encoding: "UTF-8", knownValidUTF8: true)
+    }
+
+    private func extract(html: [UInt8], encoding: String?, knownValidUTF8: Bool) -> MarkupGraph {
         var state = ExtractionState(configuration: configuration)
         guard html.count <= configuration.maxDocumentBytes else {
             state.error(
@@ -76,7 +86,8 @@ package struct MarkupExtractor: Sendable {
             )
             return MarkupGraph(nodes: [], diagnostics: state.finishedDiagnostics())
         }
-        var input = HTMLInput.utf8(html, declaredEncoding: encoding, state: &state)
+        var input = HTMLInput.utf8(
+            html, declaredEncoding: encoding, knownValidUTF8: knownValidUTF8, state: &state)
         let tooComplex = input.withUnsafeBufferPointer {
             StartTagScanner.firstTagExceeding(configuration.maxAttributesPerElement, in: $0)
         }

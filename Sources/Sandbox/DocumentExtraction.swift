@@ -74,7 +74,7 @@ package struct DocumentExtraction: Sendable {
             let partGraph: MarkupGraph
             switch part.kind {
             case .html:
-                partGraph = extractor.extract(html: Array(part.text.utf8), encoding: "UTF-8")  // decoded by MIME
+                partGraph = extractor.extract(htmlText: part.text)  // decoded by MIME
                 graph.diagnostics += partGraph.diagnostics.map { diagnostic in
                     var diagnostic = diagnostic
                     diagnostic.path = diagnostic.path.isEmpty ? place : "\(place)/\(diagnostic.path)"

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import Markup
@@ -72,6 +73,32 @@ struct EncodingTests {
     @Test func nulBytesDoNotEndTheDocument() {
         let html = [0x00] + item([0x61, 0x00, 0x62])
         #expect(value(html) == ("a\u{FFFD}b", ["markup.encoding-invalid"]))
+    }
+
+    /// An email's HTML part arrives as text (`extract(htmlText:)`, which skips the UTF-8 validation): the same graph,
+    /// diagnostics and all, as its UTF-8 declared as such, with a NUL, a byte order mark, non-ASCII text, nothing; and
+    /// for every HTML fixture and corpus document read as text.
+    @Test func textReadsAsItsUTF8Declared() throws {
+        var texts = [
+            "", "\u{FEFF}", String(decoding: item(Array("Zürich € \u{1F600}".utf8)), as: UTF8.self),
+            String(decoding: [0x00] + item([0x61, 0x00, 0x62]), as: UTF8.self),
+            "\u{FEFF}" + String(decoding: item(Array("a\u{0}b".utf8)), as: UTF8.self),
+            String(decoding: item(Array("é".utf8), head: "<meta charset=iso-8859-1>"), as: UTF8.self),
+        ]
+        for name in MarkupTestSupport.htmlFixtureNames() {
+            texts.append(String(decoding: try MarkupTestSupport.fixture(name), as: UTF8.self))
+        }
+        for name in MarkupTestSupport.corpusCases {
+            let url = try #require(MarkupTestSupport.corpusDirectory).appendingPathComponent("\(name)/input.html")
+            texts.append(try String(contentsOf: url, encoding: .utf8))
+        }
+        #expect(texts.count > 20)
+        let extractor = MarkupExtractor()
+        for text in texts {
+            let graph = extractor.extract(htmlText: text)
+            #expect(graph == extractor.extract(html: Array(text.utf8), encoding: "UTF-8"))
+            if text.utf8.contains(0) { #expect(graph.codes.contains("markup.encoding-invalid")) }
+        }
     }
 
     @Test func unknownCharsetsAreReadAsUTF8WithAWarning() {
