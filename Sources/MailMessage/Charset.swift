@@ -36,7 +36,9 @@ package enum Charset {
 
     /// Decodes `bytes` declared as `label` (nil: no charset given, which means US-ASCII).
     package static func decode(_ bytes: ArraySlice<UInt8>, charset label: String?) -> Decoded {
-        switch resolve(label ?? "us-ascii") {
+        // No label is US-ASCII without resolving one: every parameter value of every MIME header comes here so, and
+        // resolving "us-ascii" each time was a twentieth of the prefilter's time in perf.
+        switch label.map(resolve) ?? .ascii {
         case .utf8:
             return decodeUTF8(bytes)
         case .ascii:
@@ -102,7 +104,7 @@ package enum Charset {
                 }
             })
         else { return .unknown }
-        let lowered = name.lowercased()
+        let lowered = String(name).fastLowercased
         if let alias = aliases[lowered] { return alias }
         // windows-1250...1258 as cp1250, x-cp1250, win-1250.
         for prefix in ["cp", "x-cp", "win-", "cp-", "windows-"] where lowered.hasPrefix(prefix) {

@@ -3,7 +3,7 @@ package struct ContentTransferEncoding: Sendable, Hashable, CustomStringConverti
     /// The mechanism, lower-cased and trimmed (`base64`, `quoted-printable`, `x-uuencode`).
     package let name: String
 
-    package init(_ name: String) { self.name = name.lowercased() }
+    package init(_ name: String) { self.name = name.fastLowercased }
 
     /// Parses a field value: comments and whitespace around the token are skipped.
     package init(parsing value: ArraySlice<UInt8>) {

@@ -8,8 +8,8 @@ package struct ContentType: Sendable, Hashable, CustomStringConvertible {
     package var parameters: MIMEParameters
 
     package init(type: String, subtype: String, parameters: MIMEParameters = MIMEParameters()) {
-        self.type = type.lowercased()
-        self.subtype = subtype.lowercased()
+        self.type = type.fastLowercased
+        self.subtype = subtype.fastLowercased
         self.parameters = parameters
     }
 

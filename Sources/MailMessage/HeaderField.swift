@@ -11,7 +11,7 @@ package struct HeaderField: Sendable {
 
     package init(name: String, raw: ArraySlice<UInt8>, valueRange: Range<Int>) {
         self.name = name
-        self.lowercasedName = name.lowercased()
+        self.lowercasedName = name.fastLowercased
         self.raw = raw
         self.valueRange = valueRange
     }

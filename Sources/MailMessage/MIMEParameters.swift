@@ -12,11 +12,11 @@ package struct MIMEParameters: Sendable, Hashable {
 
     package init(_ values: [String: String] = [:]) {
         self.values = [:]
-        for (name, value) in values { self.values[name.lowercased()] = value }
+        for (name, value) in values { self.values[name.fastLowercased] = value }
     }
 
     /// The value of `name` (case-insensitive), or nil.
-    package subscript(name: String) -> String? { values[name.lowercased()] }
+    package subscript(name: String) -> String? { values[name.fastLowercased] }
 
     /// The most continuation sections one parameter may have (RFC 2231 §3 sets no limit).
     static let maximumSections = 1000
@@ -55,10 +55,10 @@ package struct MIMEParameters: Sendable, Hashable {
                         byte != .semicolon && byte != UInt8(ascii: "(") && !FieldScanner.isWhitespace(byte)
                     })
             }
-            let name = String(decoding: nameBytes, as: UTF8.self).lowercased()
+            let name = String(decoding: nameBytes, as: UTF8.self).fastLowercased
 
             // RFC 2231: name*, name*N, name*N*.
-            if let star = name.firstIndex(of: "*") {
+            if let star = name.utf8.firstIndex(of: UInt8(ascii: "*")) {
                 let base = String(name[..<star])
                 var rest = name[name.index(after: star)...]
                 var encoded = false

@@ -3,6 +3,18 @@ import Testing
 @testable import MailMessage
 
 @Suite struct CharsetTests {
+    /// No label decodes as US-ASCII does (without resolving the label): ASCII, 8-bit UTF-8, 8-bit Latin-1, nothing.
+    @Test(arguments: [[], utf8("boundary=abc"), utf8("café €"), latin1("caf\u{E9} \u{80}"), [0xC3]])
+    func noLabelIsUSASCII(bytes: [UInt8]) {
+        let unlabelled = Charset.decode(bytes[...], charset: nil)
+        let ascii = Charset.decode(bytes[...], charset: "us-ascii")
+        #expect(unlabelled.text == ascii.text)
+        #expect(unlabelled.charset == ascii.charset)
+        #expect(unlabelled.undeclared8Bit == ascii.undeclared8Bit)
+        #expect(unlabelled.replacedInvalidBytes == ascii.replacedInvalidBytes)
+        #expect(!unlabelled.unknownCharset)
+    }
+
     @Test(arguments: [
         ("utf-8", utf8("café €"), "café €"),
         ("UTF8", utf8("café"), "café"),

@@ -12,6 +12,16 @@ import Testing
         #expect(type.parameters["CHARSET"] == "UTF-8")
     }
 
+    /// Names are lower-cased as `String.lowercased()` does (byte by byte when ASCII); RFC 2231 names too.
+    @Test func parameterNamesAreLowerCasedWhateverTheirScript() throws {
+        let type = try #require(
+            ContentType(parsing: "text/plain; NAME=a; Näme=b; ÄBC=c; TITLE*=utf-8''%E2%82%AC; Z@[=d"))
+        #expect(type.parameters.values == ["name": "a", "näme": "b", "äbc": "c", "title": "€", "z@[": "d"])
+        for text in ["", "AZaz@[`{09", "content-type", "Content-Type", "ÉTÉ", "İSTANBUL", "ΣΑΣ", "ǅ", "x-\u{1F600}-Y"] {
+            #expect(text.fastLowercased == text.lowercased())
+        }
+    }
+
     @Test func quotedStringsCommentsAndWhitespace() throws {
         let type = try #require(
             ContentType(parsing: "multipart/alternative (a comment) ;\r\n\tboundary = \"--==_a\\\"b;c\" ; x=y (note)"))
