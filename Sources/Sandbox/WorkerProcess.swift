@@ -347,16 +347,10 @@ final class WorkerProcess {
         maxPayload: Int, deadline: ContinuousClock.Instant, wake: WakePipe, waitsFirst: Bool = false,
         interrupted: () -> Bool
     ) -> ReadOutcome {
-        if waitsFirst {
-            switch wait(writing: false, deadline: deadline, wake: wake, interrupted: interrupted) {
-            case .ready: break
-            case .closed: return .closed
-            case .timedOut: return .timedOut
-            case .interrupted: return .interrupted
-            }
-        }
         var header = [UInt8](repeating: 0, count: Frame.headerSize)
-        switch readExactly(into: &header, deadline: deadline, wake: wake, interrupted: interrupted) {
+        switch readExactly(
+            into: &header, deadline: deadline, wake: wake, waitsFirst: waitsFirst, interrupted: interrupted)
+        {
         case .ready: break
         case .closed: return .closed
         case .timedOut: return .timedOut
@@ -378,11 +372,19 @@ final class WorkerProcess {
         }
     }
 
+    /// Fills `buffer` from the answer pipe, waiting whenever it is empty (from the start when `waitsFirst`).
     private func readExactly(
-        into buffer: inout [UInt8], deadline: ContinuousClock.Instant, wake: WakePipe, interrupted: () -> Bool
+        into buffer: inout [UInt8], deadline: ContinuousClock.Instant, wake: WakePipe, waitsFirst: Bool = false,
+        interrupted: () -> Bool
     ) -> Event {
         var filled = 0
+        var waits = waitsFirst
         while filled < buffer.count {
+            if waits {
+                let event = wait(writing: false, deadline: deadline, wake: wake, interrupted: interrupted)
+                guard case .ready = event else { return event }
+                waits = false
+            }
             let count = buffer.count
             let result = buffer.withUnsafeMutableBufferPointer { pointer in
                 read(output, pointer.baseAddress! + filled, count - filled)
@@ -394,8 +396,7 @@ final class WorkerProcess {
             if result == 0 { return .closed }
             if errno == EINTR { continue }
             guard errno == EAGAIN else { return .closed }
-            let event = wait(writing: false, deadline: deadline, wake: wake, interrupted: interrupted)
-            guard case .ready = event else { return event }
+            waits = true
         }
         return .ready
     }

@@ -210,7 +210,7 @@ struct WorkerSlot: Sendable {
     /// - Returns: the answer, and whether the worker may be used again (it answered properly).
     private func receive(
         _ job: PoolCore.Job, from worker: WorkerProcess, deadline: ContinuousClock.Instant, reached: Bool,
-        justWritten: Bool = false
+        justWritten: Bool
     ) -> (PoolCore.Answer, Bool) {
         let request = job.request
         let cancelRequested = core.isCancelRequested(slot: index, id: request.id)
