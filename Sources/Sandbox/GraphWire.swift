@@ -106,18 +106,16 @@ enum GraphWire {
             used += 1
         }
 
+        /// A string: its UTF-8 read in place (no copy of the string, as `withUTF8` on a `var` would make).
         mutating func string(_ value: String) {
-            if let written = value.utf8.withContiguousStorageIfAvailable({ utf8 in
-                count(utf8.count)
-                append(utf8)
-            }) {
-                return written
-            }
-            var value = value  // not contiguous UTF-8 (a bridged string): made so, once
-            value.withUTF8 { utf8 in
-                count(utf8.count)
-                append(utf8)
-            }
+            if value.utf8.withContiguousStorageIfAvailable({ lengthPrefixed($0) }) != nil { return }
+            var value = value  // not contiguous UTF-8 (a foreign string): made so, once
+            value.withUTF8 { lengthPrefixed($0) }
+        }
+
+        private mutating func lengthPrefixed(_ utf8: UnsafeBufferPointer<UInt8>) {
+            count(utf8.count)
+            append(utf8)
         }
 
         // Recursion follows the graph, whose depth extraction bounds (ExtractionRequest.Limits.maxDepth). The arrays are
