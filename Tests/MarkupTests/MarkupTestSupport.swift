@@ -25,7 +25,7 @@ enum MarkupTestSupport {
         let parts = try RawMessage(bytes: bytes).markupParts()
         var graph = MarkupGraph()
         for part in parts.parts where part.kind == .html {
-            let partGraph = MarkupExtractor().extract(html: Array(part.text.utf8), encoding: "UTF-8")
+            let partGraph = MarkupExtractor().extract(htmlText: part.text)
             graph.nodes += partGraph.nodes
             graph.diagnostics += partGraph.diagnostics
         }
