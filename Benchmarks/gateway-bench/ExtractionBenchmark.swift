@@ -272,20 +272,11 @@ struct ExtractionBenchmark {
         }
         report(ratios + " (target ≥ 5×)")
         if let sandboxed {
-            // Both ways a worker is fed: one document at a time (two context switches each, the floor of a pipe's
-            // round trip), and the documents queued for it together, as a busy gateway has them, in batches.
-            var cost = String(
-                format: "sandbox cost over in-process: 1 document at a time %+.1f%% wall time",
-                (sandboxed.seconds / ours.seconds - 1) * 100)
+            var cost = String(format: "sandbox cost: %+.1f%% wall time", (sandboxed.seconds / ours.seconds - 1) * 100)
             if sandboxCPU.isFinite {
                 cost += String(format: ", %+.1f%% CPU time", (sandboxCPU / inProcessCPU - 1) * 100)
             }
-            if queuedCPU.isFinite {
-                cost += String(
-                    format: "; %d in flight (batched) %+.1f%% CPU time", Self.queuedInFlight,
-                    (queuedCPU / inProcessCPU - 1) * 100)
-            }
-            report(cost + " (target ≤ 15%)")
+            report(cost + " over in-process (target ≤ 15%)")
         }
         report("load average after measuring: \(Self.loadAverage())")
     }

@@ -30,14 +30,7 @@ struct WorkerSlot: Sendable {
         SlotExecutor.adopt()
         defer { SlotExecutor.leave() }
         // Before the first worker starts: each worker this thread spawns inherits its CPU.
-        if let cpu = core.placements[index] {
-            CPUPlacement.bind(0, to: cpu)
-            // The worker and this thread take turns on that CPU. Under SCHED_BATCH (sched(7)), as the worker is, the
-            // answer that wakes this thread does not preempt the worker: it goes on with the rest of its batch, and
-            // this thread then reads the answers together, two switches a batch rather than two a document.
-            var parameter = sched_param(sched_priority: 0)
-            _ = sched_setscheduler(0, WorkerProcess.schedulingPolicy, &parameter)  // best effort, as for the worker
-        }
+        if let cpu = core.placements[index] { CPUPlacement.bind(0, to: cpu) }
 
         var worker: WorkerProcess? = start()
         var lastStartFailure: ContinuousClock.Instant? = worker == nil ? .now : nil

@@ -59,11 +59,6 @@ extension WorkerProcessTests {
                     #expect(CPUPlacement.allowedCPUs(of: worker) == expected, "slot \(slot)'s worker")
                     let thread = try #require(Self.thread(named: "sandbox-\(slot)"))
                     #expect(CPUPlacement.allowedCPUs(of: thread) == expected, "slot \(slot)'s thread")
-                    // Bound with its worker, the thread is a batch job like the worker: its wake-up by an answer
-                    // does not preempt the worker.
-                    let policy = allowed.count > 1 ? WorkerProcess.schedulingPolicy : Self.schedOther
-                    #expect(sched_getscheduler(thread) == policy, "slot \(slot)'s thread")
-                    #expect(sched_getscheduler(worker) == WorkerProcess.schedulingPolicy, "slot \(slot)'s worker")
                 }
                 // A crash: the replacement is bound like the first.
                 let before = pool.workers.map(\.processID)
@@ -101,13 +96,9 @@ extension WorkerProcessTests {
                     #expect(CPUPlacement.allowedCPUs(of: worker) == allowed)
                     let thread = try #require(Self.thread(named: "sandbox-\(slot)"))
                     #expect(CPUPlacement.allowedCPUs(of: thread) == allowed)
-                    #expect(sched_getscheduler(thread) == Self.schedOther, "an unbound slot's thread keeps the default")
                 }
             }
         }
-
-        /// SCHED_OTHER, the default policy.
-        static let schedOther: Int32 = 0
 
         /// Waits (up to 5 s) until every slot is idle with a worker: a slot publishes its status after it answers.
         static func settle(_ pool: WorkerPool) async {
