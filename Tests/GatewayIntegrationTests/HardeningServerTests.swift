@@ -92,6 +92,26 @@ struct HardeningServerTests {
         if status == nil { try await server.crash() }
     }
 
+    @Test("At debug level the service group names each service by its type, not by reflecting all it holds")
+    func servicesAreNamedByType() async throws {
+        let directory = try Integration.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = try await ServerProcess.start(
+            ServerProcess.Options(
+                directory: directory, resolver: ["--keys", Self.keys], extra: ["--log-level", "debug"]))
+        #expect(try await server.curl("GET", "/readyz").status == 200)
+        #expect(try await server.stop() == 0)
+        let lines = server.output.split(separator: "\n")
+        let starts = lines.filter { $0.contains("Starting service") && !$0.contains("lifecycle") }
+        #expect(starts.contains { $0.contains("sl-service=StoreWatcher ") }, "\(starts.prefix(3))")
+        #expect(starts.contains { $0.contains("sl-service=LMTPServer ") }, "\(starts.prefix(3))")
+        // Before, each name was the service's reflection: the policy, the store, the application's router, megabytes
+        // of them at every start (and in every error the group logs about a service).
+        #expect(starts.count >= 6)
+        #expect(!server.output.contains("Admission.Policy("))
+        #expect(lines.allSatisfy { $0.count < 4_000 }, "the longest line: \(lines.map(\.count).max() ?? 0) characters")
+    }
+
     // MARK: - Malformed and mistyped request bodies
 
     @Test("A malformed chunk is 400 request.malformed, not 413")
