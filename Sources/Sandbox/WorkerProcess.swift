@@ -313,18 +313,13 @@ final class WorkerProcess {
             vectors.append(iovec(iov_base: UnsafeMutableRawPointer(mutating: base + skip), iov_len: buffer.count - skip))
             skip = 0
         }
-        // A request whose document went into the window is a frame of a few dozen bytes: copied, it costs the pipe less
-        // than the page vmsplice would pin for it.
-        if referencing && vectors.reduce(0, { $0 + $1.iov_len }) >= WorkerProcess.smallestReferencedWrite {
+        if referencing {
             let written = csandbox_vmsplice(fd, vectors, UInt(vectors.count))
             guard written < 0, errno == ENOSYS || errno == EINVAL else { return written }
             referencing = false  // no vmsplice here (or not a pipe): copy instead
         }
         return writev(fd, vectors, Int32(vectors.count))
     }
-
-    /// Fewer bytes than this are copied into the pipe even when `referencing`: a page's worth.
-    static let smallestReferencedWrite = 4096
 
     /// Runs `body` with the bytes of every part in hand (nested, so that no pointer outlives its part).
     private static func withBuffers<Result>(
