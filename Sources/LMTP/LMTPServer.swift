@@ -1,3 +1,4 @@
+internal import Glibc
 package import Logging
 package import NIOCore
 internal import NIOPosix
@@ -19,6 +20,12 @@ package struct LMTPServer: Service {
         package var host = "127.0.0.1"
         /// The port to listen on; 0 lets the system choose (see `onListening`).
         package var port = 2424
+        /// A Unix domain socket to listen on instead of `host` and `port`, for an MTA on the same machine (Postfix's
+        /// `lmtp:unix:PATH`): no TCP on either side. A socket file left at the path by an earlier run is replaced (any
+        /// other file is not); the file is made `socketFileMode` and removed when the listener stops.
+        package var socketPath: String?
+        /// The socket file's permissions: owner and group may connect (put the MTA's user in the gateway's group).
+        package var socketFileMode: UInt32 = 0o660
         /// The name in the greeting and the LHLO reply (RFC 5321 §4.1.1.1).
         package var hostname = "gateway"
         /// The largest message in octets: advertised as SIZE (RFC 1870 §4), refused at MAIL when declared
@@ -70,31 +77,54 @@ package struct LMTPServer: Service {
         let registry = ConnectionRegistry(maximumConnections: configuration.maxConnections)
         let buffers = MessageBufferPool(retainedBytes: configuration.retainedBufferBytes)
         let listener: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, Never>, Never>
-        do {
-            listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-                .serverChannelOption(.backlog, value: 256)
-                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-                // The client may shut down its side after QUIT and still read the replies.
-                .childChannelOption(.allowRemoteHalfClosure, value: true)
-                .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-                // Message data arrives in large reads (up to 256 KiB each as the adaptive allocator grows, eight per
-                // wake-up) and no more than four chunks wait for the session, so NIO's pool of eight receive buffers
-                // is reused rather than fresh memory faulted in for every read (measured on the mixed stream: about
-                // a tenth less server CPU than 64 KiB reads, four per wake-up, ten waiting).
-                .childChannelOption(
-                    .recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 2048, maximum: 256 << 10)
-                )
-                .childChannelOption(.maxMessagesPerRead, value: 8)
-                .bind(host: configuration.host, port: configuration.port) { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        try NIOAsyncChannel<ByteBuffer, Never>(
-                            wrappingChannelSynchronously: channel,
-                            configuration: .init(backPressureStrategy: .init(lowWatermark: 2, highWatermark: 4)))
-                    }
-                }
-        } catch {
-            throw LMTPServerError.cannotBind(host: configuration.host, port: configuration.port, underlying: error)
+        let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.backlog, value: 256)
+            // The client may shut down its side after QUIT and still read the replies.
+            .childChannelOption(.allowRemoteHalfClosure, value: true)
+            // Message data arrives in large reads (up to 256 KiB each as the adaptive allocator grows, eight per
+            // wake-up) and no more than four chunks wait for the session, so NIO's pool of eight receive buffers
+            // is reused rather than fresh memory faulted in for every read (measured on the mixed stream: about
+            // a tenth less server CPU than 64 KiB reads, four per wake-up, ten waiting).
+            .childChannelOption(
+                .recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 2048, maximum: 256 << 10)
+            )
+            .childChannelOption(.maxMessagesPerRead, value: 8)
+        let wrap: @Sendable (any Channel) -> EventLoopFuture<NIOAsyncChannel<ByteBuffer, Never>> = { channel in
+            channel.eventLoop.makeCompletedFuture {
+                try NIOAsyncChannel<ByteBuffer, Never>(
+                    wrappingChannelSynchronously: channel,
+                    configuration: .init(backPressureStrategy: .init(lowWatermark: 2, highWatermark: 4)))
+            }
         }
+        if let socketPath = configuration.socketPath {
+            // A socket file an earlier run left is replaced; one a running server listens on is not taken over.
+            if LMTPServer.acceptsConnections(socketPath: socketPath) {
+                throw LMTPServerError.cannotBind(socketPath: socketPath, underlying: SocketInUseError())
+            }
+            do {
+                listener = try await bootstrap.bind(
+                    unixDomainSocketPath: socketPath, cleanupExistingSocketFile: true, childChannelInitializer: wrap)
+            } catch {
+                throw LMTPServerError.cannotBind(socketPath: socketPath, underlying: error)
+            }
+            guard chmod(socketPath, mode_t(configuration.socketFileMode)) == 0 else {
+                let reason = String(cString: strerror(errno))
+                try? await listener.channel.close()
+                throw LMTPServerError.cannotBind(
+                    socketPath: socketPath, underlying: SocketFileModeError(reason: reason))
+            }
+        } else {
+            do {
+                listener = try await bootstrap
+                    .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                    .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+                    .bind(host: configuration.host, port: configuration.port, childChannelInitializer: wrap)
+            } catch {
+                throw LMTPServerError.cannotBind(host: configuration.host, port: configuration.port, underlying: error)
+            }
+        }
+        // The socket file goes with the listener (a TCP socket leaves nothing behind).
+        defer { if let socketPath = configuration.socketPath { unlink(socketPath) } }
         if let address = listener.channel.localAddress {
             logger.info("LMTP listening", metadata: ["lmtp.address": "\(address)"])
             onListening(address)
@@ -163,6 +193,35 @@ package struct LMTPServer: Service {
         logger.debug("LMTP connection closed")
     }
 
+    /// Whether something accepts connections on the Unix socket at `path` now (a file left by a stopped server
+    /// refuses them).
+    static func acceptsConnections(socketPath path: String) -> Bool {
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+        return withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0
+            }
+        }
+    }
+
+    /// Another server listens on the socket path.
+    private struct SocketInUseError: Error, CustomStringConvertible {
+        var description: String { "another server accepts connections on it" }
+    }
+
+    /// chmod(2) on the socket file failed.
+    private struct SocketFileModeError: Error, CustomStringConvertible {
+        var reason: String
+        var description: String { "cannot set the socket file's mode: \(reason)" }
+    }
+
     private func validate(_ configuration: Configuration) throws {
         guard !configuration.hostname.isEmpty, configuration.hostname.utf8.allSatisfy({ (0x21...0x7E).contains($0) })
         else {
@@ -170,6 +229,9 @@ package struct LMTPServer: Service {
         }
         guard (0...65535).contains(configuration.port) else {
             throw LMTPServerError.invalidConfiguration("port \(configuration.port) is not 0...65535")
+        }
+        if let path = configuration.socketPath, path.isEmpty || path.utf8.count > 107 {
+            throw LMTPServerError.invalidConfiguration("a Unix socket path must have 1 to 107 bytes")
         }
         for (name, value) in [
             ("maxMessageBytes", configuration.maxMessageBytes), ("maxRecipients", configuration.maxRecipients),

@@ -21,6 +21,13 @@ package struct LMTPServerError: Error, Sendable, CustomStringConvertible {
             reason: "cannot listen on \(host):\(port) (\(underlying)); choose a free port or stop the other listener")
     }
 
+    static func cannotBind(socketPath: String, underlying: any Error) -> LMTPServerError {
+        LMTPServerError(
+            code: .cannotBind,
+            reason: "cannot listen on the Unix socket \(socketPath) (\(underlying)); check that its directory exists "
+                + "and is writable, and that no other program's file is at that path")
+    }
+
     static func invalidConfiguration(_ what: String) -> LMTPServerError {
         LMTPServerError(code: .invalidConfiguration, reason: what)
     }

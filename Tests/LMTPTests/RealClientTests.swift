@@ -1,4 +1,6 @@
 import Foundation
+import Glibc
+import Logging
 import Testing
 
 @testable import LMTP
@@ -38,6 +40,57 @@ struct RealClientTests {
             ])
         #expect(handler.messages == [Self.expected.bytes])
         #expect(output.contains("250 2.1.5 Delivered to two@example.com"))
+    }
+
+    /// The listener on a Unix domain socket (Postfix's `lmtp:unix:PATH`), with swaks as the client (`--socket`): the
+    /// same delivery; the file is the configured mode while it listens and gone after the stop; a file an earlier run
+    /// left behind is replaced, and a socket another server listens on is not taken over.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/swaks")))
+    func swaksOverAUnixSocket() async throws {
+        let handler = RecordingHandler()
+        let directory = try TemporaryDirectory()
+        let messageFile = directory.url.appendingPathComponent("message.eml")
+        try Data(Self.message.dropLast().utf8).write(to: messageFile)
+        let socket = directory.url.appendingPathComponent("lmtp.sock").path
+        // A stale socket file, as a server killed with SIGKILL leaves it: bound, never listened on, closed.
+        let stale = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(socket.utf8)) }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(stale, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        close(stale)
+        try #require(bound == 0 && FileManager.default.fileExists(atPath: socket))
+
+        let (status, output, mode, takeover) = try await withServer({ $0.socketPath = socket }, handler: handler) {
+            _, _ in
+            let mode = (try? FileManager.default.attributesOfItem(atPath: socket)[.posixPermissions]) as? Int
+            // A second server on the same path refuses to start.
+            var second = LMTPServer.Configuration()
+            second.socketPath = socket
+            let takeover = await #expect(throws: LMTPServerError.self) {
+                try await LMTPServer(
+                    configuration: second, handler: RecordingHandler(), logger: Logger(label: "second")
+                ).run()
+            }
+            let (status, output) = try await run(
+                "/usr/bin/swaks",
+                [
+                    "--protocol", "LMTP", "--socket", socket, "--helo", "client.test",
+                    "--from", "sender@example.org", "--to", "one@example.com", "--data", "@\(messageFile.path)",
+                ],
+                in: directory)
+            return (status, output, mode, takeover?.code)
+        }
+        #expect(status == 0, "swaks said: \(output)")
+        #expect(handler.messages == [Self.expected.bytes])
+        #expect(output.contains("250 2.1.5 Delivered to one@example.com"))
+        #expect(mode == 0o660)
+        #expect(takeover == .cannotBind)
+        #expect(!FileManager.default.fileExists(atPath: socket), "the socket file outlived the listener")
     }
 
     /// smtplib.LMTP: two recipients accepted, one refused at RCPT, and one of the accepted ones deferred after
