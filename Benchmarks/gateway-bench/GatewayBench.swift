@@ -17,7 +17,7 @@ struct GatewayBench: AsyncParsableCommand {
               ingest   Ingestor.ingestEmail end to end (DKIM, sandbox, resolve, admit, store): SQLite, and
                        PostgreSQL with one node and with two
               stream   a mixed mail stream (95% without markup, 2 KB to 10 MB, a tenth with attachments) against
-                       the markup path, in-process and through gateway serve over LMTP
+                       the markup path, in-process and through gateway serve over LMTP (TCP, then a Unix socket)
               serve    gateway serve under HTTP and LMTP load, then a kill -9 crash audit
               publish  gateway serve's ingest rate with 0 and with 3 webhook subscriptions, and delivery latency
               console  the console's pages (p50/p99) with 10,000 decision log entries against /healthz

@@ -10,6 +10,8 @@ struct LoadDriver: Sendable {
     var host = "127.0.0.1"
     var httpPort: Int
     var lmtpPort: Int
+    /// LMTP over this Unix domain socket instead of `host` and `lmtpPort`.
+    var lmtpSocket: String? = nil
 
     /// What the phase's clients did, by channel.
     struct Outcome: Sendable {
@@ -100,8 +102,7 @@ struct LoadDriver: Sendable {
         _ corpus: LoadCorpus, deadline: NIODeadline, trigger: CrashTrigger?
     ) async throws -> EventLoopFuture<ClientRecord> {
         let promise = group.next().makePromise(of: ClientRecord.self)
-        let bootstrap = ClientBootstrap(group: group)
-            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+        var bootstrap = ClientBootstrap(group: group)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(
@@ -109,7 +110,12 @@ struct LoadDriver: Sendable {
                 }
             }
         do {
-            _ = try await bootstrap.connect(host: host, port: lmtpPort).get()
+            if let lmtpSocket {
+                _ = try await bootstrap.connect(unixDomainSocketPath: lmtpSocket).get()
+            } else {
+                bootstrap = bootstrap.channelOption(.socketOption(.tcp_nodelay), value: 1)
+                _ = try await bootstrap.connect(host: host, port: lmtpPort).get()
+            }
         } catch {
             promise.fail(error)
         }

@@ -32,8 +32,10 @@ final class ServerProcess {
         let give = clock.now + timeout
         while clock.now < give {
             let text = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
+            // A Unix socket's listener is announced as unix:PATH, with no port (0 here).
             if let http = port(in: text, after: "gateway: HTTP API on http://"),
                 let lmtp = port(in: text, after: "gateway: LMTP on ")
+                    ?? (text.contains("gateway: LMTP on unix:") ? 0 : nil)
             {
                 return ServerProcess(process: process, httpPort: http, lmtpPort: lmtp, logPath: logPath)
             }

@@ -19,7 +19,8 @@ import Store
 ///   time;
 /// - through the release `gateway serve` over LMTP from this process (`lmtpSessions` pipelining sessions), as an MTA
 ///   delivers, with the server's CPU per email and its resident memory before, between and after two passes of
-///   the mixed stream (it must not grow).
+///   the mixed stream (it must not grow); over TCP, then to a second server on a Unix socket (`--lmtp unix:PATH`), as
+///   an MTA on the same machine delivers.
 ///
 /// Each way runs `rounds` rounds, each a pass of the markup path and then one of the mixed stream, with confirmations of
 /// their own (every confirmation is ingested once): the machine's other load comes and goes between passes, so a ratio
@@ -122,6 +123,10 @@ struct StreamBenchmark {
 
         try await inProcess(rounds: inProcessRounds, warmUp: warmUpInProcess, confirmations: markupCount, zone: zone)
         try await served(rounds: servedRounds, warmUp: warmUpServed, zone: zone, streamBytes: streamBytes)
+        // The same rounds again to a new server (a store of its own) on a Unix socket, as an MTA on the same machine
+        // delivers (Postfix's lmtp:unix:): no TCP on either side.
+        try await served(
+            rounds: servedRounds, warmUp: warmUpServed, zone: zone, streamBytes: streamBytes, overUnixSocket: true)
     }
 
     /// One round's line: each pass's emails/s and CPU per email (seconds), and the two ratios.
@@ -264,7 +269,7 @@ struct StreamBenchmark {
 
     private func served(
         rounds: [Round<(message: ByteBuffer, data: ByteBuffer)>], warmUp: [(message: ByteBuffer, data: ByteBuffer)],
-        zone: String, streamBytes: Int
+        zone: String, streamBytes: Int, overUnixSocket: Bool = false
     ) async throws {
         let directoryOfBench = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
         let gateway = directoryOfBench.appendingPathComponent("gateway").path
@@ -277,11 +282,14 @@ struct StreamBenchmark {
         let zonePath = directory.appendingPathComponent("keys.zone").path
         try zone.write(toFile: zonePath, atomically: true, encoding: .utf8)
         let adminToken = (0..<4).map { _ in String(UInt64.random(in: .min ... .max), radix: 16) }.joined()
+        let socket = overUnixSocket ? directory.appendingPathComponent("lmtp.sock").path : nil
+        let way = overUnixSocket ? "over LMTP on a Unix socket" : "over LMTP"
         let server = try await ServerProcess.start(
             executable: gateway,
             arguments: [
                 "serve", "--store", directory.appendingPathComponent("gateway.sqlite").path, "--policy", "development",
-                "--keys", zonePath, "--http", "127.0.0.1:0", "--lmtp", "127.0.0.1:0", "--log-level", "warning",
+                "--keys", zonePath, "--http", "127.0.0.1:0", "--lmtp", socket.map { "unix:\($0)" } ?? "127.0.0.1:0",
+                "--log-level", "warning",
             ],
             environment: ["GATEWAY_ADMIN_TOKEN": adminToken], logPath: directory.appendingPathComponent("server.log").path)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: clientThreads)
@@ -290,7 +298,8 @@ struct StreamBenchmark {
             let response = try await control.request(
                 .POST, "/v1/domains", token: adminToken, json: ["domain": "bench.example", "contact": "markup@bench.example"])
             guard response.status == 201 else { throw BenchFailure("stream: POST /v1/domains answered \(response.status)") }
-            let driver = LoadDriver(group: group, httpPort: server.httpPort, lmtpPort: server.lmtpPort)
+            let driver = LoadDriver(
+                group: group, httpPort: server.httpPort, lmtpPort: server.lmtpPort, lmtpSocket: socket)
 
             func measure(
                 _ messages: [(message: ByteBuffer, data: ByteBuffer)]
@@ -317,7 +326,7 @@ struct StreamBenchmark {
                 let mixedRun = await measure(round.mixed)
                 if afterOne == nil { afterOne = ServerProcess.memory(of: server.pid) }
                 Self.reportRound(
-                    "over LMTP", index, cpu: "server CPU", markup: (markupRun.rate, markupRun.cpu),
+                    way, index, cpu: "server CPU", markup: (markupRun.rate, markupRun.cpu),
                     mixed: (mixedRun.rate, mixedRun.cpu))
                 runs.append((markupRun, mixedRun))
             }
@@ -336,10 +345,11 @@ struct StreamBenchmark {
             let mixedCPU = Self.median(runs.map(\.mixed.cpu))
             report(
                 String(
-                    format: "gateway serve over LMTP (%d sessions; the median of %d rounds): markup path %.0f emails/s "
+                    format: "gateway serve %@ (%d sessions; the median of %d rounds): markup path %.0f emails/s "
                         + "(server CPU %.2f ms per email); mixed stream %.0f emails/s, %.0f MB/s (server CPU %.3f ms per "
                         + "email): %.1f× the markup path (target ≥ %.0f×: %@); by server CPU per email %.1f×",
-                    lmtpSessions, runs.count, Self.median(runs.map(\.markup.rate)), Self.median(runs.map(\.markup.cpu)) * 1e3,
+                    way, lmtpSessions, runs.count, Self.median(runs.map(\.markup.rate)),
+                    Self.median(runs.map(\.markup.cpu)) * 1e3,
                     mixedRate, mixedRate * meanBytes / 1e6, mixedCPU * 1e3, ratio, Self.target,
                     ratio >= Self.target ? "met" : "NOT met", Self.median(runs.map { $0.markup.cpu / $0.mixed.cpu })))
             report(

@@ -84,6 +84,7 @@ package struct GatewayServer: Sendable {
             var lmtp = LMTPServer.Configuration()
             lmtp.host = listener.host
             lmtp.port = listener.port
+            lmtp.socketPath = listener.socketPath
             lmtp.hostname = ProcessInfo.processInfo.hostName
             lmtp.maxMessageBytes = services.ingestor.environment.policy.limits.maxMessageBytes
             lmtp.maxRecipients = configuration.lmtpMaxRecipients

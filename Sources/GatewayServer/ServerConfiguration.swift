@@ -6,14 +6,43 @@ import Yams
 /// How `gateway serve` listens and how much it takes on at once. Read from the `--config` YAML file, then
 /// overridden by command-line options; every field has a default fit for a developer's machine.
 package struct ServerConfiguration: Sendable, Hashable {
-    /// A host and port to listen on (`127.0.0.1:8080`, `[::1]:2424`, `0` for an ephemeral port).
+    /// A host and port to listen on (`127.0.0.1:8080`, `[::1]:2424`, `0` for an ephemeral port), or for LMTP a Unix
+    /// domain socket (`unix:/run/gateway/lmtp.sock`).
     package struct Listener: Sendable, Hashable, CustomStringConvertible {
         package var host: String
         package var port: Int
+        /// The socket file's path when the listener is a Unix domain socket (host and port are then unused).
+        package var socketPath: String?
 
         package init(host: String, port: Int) {
             self.host = host
             self.port = port
+        }
+
+        package init(socketPath: String) {
+            self.host = ""
+            self.port = 0
+            self.socketPath = socketPath
+        }
+
+        /// The longest socket path Linux takes (`sun_path` holds 108 bytes, the last a NUL).
+        package static let maxSocketPathBytes = 107
+
+        /// Parses `HOST:PORT`, `[IPv6]:PORT`, or with `allowsSocket` `unix:PATH`.
+        package init(parsing text: String, allowsSocket: Bool) throws(ServerConfigurationError) {
+            guard text.hasPrefix("unix:") else {
+                try self.init(parsing: text)
+                return
+            }
+            let path = String(text.dropFirst("unix:".count))
+            guard allowsSocket else {
+                throw .invalid("'\(text)': the HTTP API listens on HOST:PORT; a Unix socket (unix:PATH) is for LMTP")
+            }
+            guard !path.isEmpty, !path.utf8.contains(0), path.utf8.count <= Listener.maxSocketPathBytes else {
+                throw .invalid(
+                    "'\(text)': a Unix socket needs a path of 1 to \(Listener.maxSocketPathBytes) bytes: unix:PATH")
+            }
+            self.init(socketPath: path)
         }
 
         /// Parses `HOST:PORT` or `[IPv6]:PORT`.
@@ -39,7 +68,10 @@ package struct ServerConfiguration: Sendable, Hashable {
             self.port = port
         }
 
-        package var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+        package var description: String {
+            if let socketPath { return "unix:\(socketPath)" }
+            return host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        }
     }
 
     /// TLS for the HTTP API: PEM files (see certs/README.md for a development CA).
@@ -180,12 +212,14 @@ package struct ServerConfiguration: Sendable, Hashable {
                 throw .invalid("\(source): store: \(error.reason)")
             }
         }
-        if let http = try reader.string("http") { configuration.http = try Listener(parsing: http) }
+        if let http = try reader.string("http") {
+            configuration.http = try Listener(parsing: http, allowsSocket: false)
+        }
         if root["lmtp"] as? Bool == false {  // YAML reads a bare `off` as false
             reader.used.insert("lmtp")
             configuration.lmtp = nil
         } else if let lmtp = try reader.string("lmtp") {
-            configuration.lmtp = lmtp == "off" ? nil : try Listener(parsing: lmtp)
+            configuration.lmtp = lmtp == "off" ? nil : try Listener(parsing: lmtp, allowsSocket: true)
         }
         if let tls = try reader.mapping("tls") {
             var tlsReader = Reader(values: tls, source: "\(source) tls")

@@ -26,7 +26,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Where the HTTP API listens (default 127.0.0.1:8080; port 0 picks one).", valueName: "HOST:PORT"))
     var http: String?
 
-    @Option(help: ArgumentHelp("Where the LMTP listener listens (default 127.0.0.1:2424), or off.", valueName: "HOST:PORT|off"))
+    @Option(
+        help: ArgumentHelp(
+            "Where the LMTP listener listens (default 127.0.0.1:2424): HOST:PORT, a Unix domain socket (unix:PATH, for an MTA on the same machine), or off.",
+            valueName: "HOST:PORT|unix:PATH|off"))
     var lmtp: String?
 
     @Option(help: ArgumentHelp("Serve the API over TLS with this certificate chain (PEM).", valueName: "FILE"))
@@ -78,7 +81,8 @@ struct ServeCommand: AsyncParsableCommand {
             let scheme = configuration.tls == nil ? "http" : "https"
             let server = GatewayServer(services: services, logger: logger)
             try await server.run { listener, address in
-                let shown = "\(address.ipAddress ?? "?"):\(address.port ?? 0)"
+                let shown =
+                    address.pathname.map { "unix:\($0)" } ?? "\(address.ipAddress ?? "?"):\(address.port ?? 0)"
                 switch listener {
                 case .http:
                     Terminal.line("gateway: HTTP API on \(scheme)://\(shown) (store \(location), \(policy.name) policy)")
@@ -101,8 +105,11 @@ struct ServeCommand: AsyncParsableCommand {
         var configuration = ServerConfiguration()
         do {
             if let config { configuration = try ServerConfiguration.load(path: config) }
-            if let http { configuration.http = try ServerConfiguration.Listener(parsing: http) }
-            if let lmtp { configuration.lmtp = lmtp == "off" ? nil : try ServerConfiguration.Listener(parsing: lmtp) }
+            if let http { configuration.http = try ServerConfiguration.Listener(parsing: http, allowsSocket: false) }
+            if let lmtp {
+                configuration.lmtp =
+                    lmtp == "off" ? nil : try ServerConfiguration.Listener(parsing: lmtp, allowsSocket: true)
+            }
         } catch {
             throw CommandFailure(message: error.description, status: 2)
         }

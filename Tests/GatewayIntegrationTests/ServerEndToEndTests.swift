@@ -20,6 +20,31 @@ struct ServerEndToEndTests {
 
     // MARK: - LMTP
 
+    @Test("LMTP on a Unix socket (--lmtp unix:PATH), as an MTA on the same machine delivers: swaks's signed booking is stored; the socket file goes with the server")
+    func lmtpOverAUnixSocket() async throws {
+        try await withGateway(senders: [Self.skyways]) { cli, senders, dnsmasq in
+            let skyways = try #require(senders["skyways.example"])
+            let k7 = try await Self.booking("K7QF2M", passenger: "Eva Green", to: ["Eva Green <\(Self.eva)>"], sender: skyways, cli: cli)
+            let socket = cli.directory.appendingPathComponent("lmtp.sock").path
+            var options = ServerProcess.Options(
+                directory: cli.directory, policy: try Self.policy(in: cli.directory),
+                resolver: ["--nameserver", dnsmasq.nameserver.description])
+            options.lmtpSocket = socket
+            try await withServer(options, lmtp: false) { server in
+                #expect(server.output.contains("gateway: LMTP on unix:\(socket) "), "\(server.output)")
+                _ = try await server.register("skyways.example")
+                let swaks = try await server.deliverWithSwaks(k7, to: [Self.eva])
+                let dataAccepted = try #require(swaks.firstIndex { $0.hasPrefix("354") }, "\(swaks)")
+                #expect(
+                    swaks.dropFirst(dataAccepted + 1).first?.hasPrefix("250 2.0.0 admitted: 1 created; log #") == true,
+                    "\(swaks)")
+                let evas = try await server.reservations(token: try await server.ownerToken(Self.eva).secret)
+                #expect(evas.map(\.containerReference) == ["K7QF2M"])
+            }
+            #expect(!FileManager.default.fileExists(atPath: socket), "the socket file outlived gateway serve")
+        }
+    }
+
     @Test("LMTP from swaks and smtplib.LMTP: a reply per recipient, the signed one's reservation stored, SIZE enforced, a non-address refused")
     func lmtpDelivery() async throws {
         try await withGateway(senders: [Self.skyways]) { cli, senders, dnsmasq in

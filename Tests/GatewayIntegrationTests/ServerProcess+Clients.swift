@@ -191,11 +191,17 @@ extension ServerProcess {
         _ message: String, from sender: String = "bounces@mta.example", to recipients: [String],
         sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> [String] {
-        let port = try #require(lmtpPort, "this server has no LMTP listener", sourceLocation: sourceLocation)
+        let listener: [String]
+        if let socket = options.lmtpSocket {
+            listener = ["--socket", socket]
+        } else {
+            let port = try #require(lmtpPort, "this server has no LMTP listener", sourceLocation: sourceLocation)
+            listener = ["--server", "127.0.0.1", "--port", String(port)]
+        }
         let result = try await Integration.run(
             "/usr/bin/swaks",
-            [
-                "--protocol", "LMTP", "--server", "127.0.0.1", "--port", String(port), "--helo", "mta.example",
+            ["--protocol", "LMTP"] + listener + [
+                "--helo", "mta.example",
                 "--from", sender, "--to", recipients.joined(separator: ","), "--data", "@" + message, "--timeout", "60",
                 "--suppress-data",
             ])

@@ -28,6 +28,8 @@ final class ServerProcess: Sendable {
         var storeName = "g.sqlite"
         /// `--store` as given (a `postgres://` URL, several nodes on one database); nil: `storeName` in `directory`.
         var storeURL: String? = nil
+        /// LMTP on this Unix socket (`--lmtp unix:PATH`) instead of a TCP port.
+        var lmtpSocket: String? = nil
     }
 
     static let defaultAdminToken = "e2e-admin-token-0123456789abcdef"
@@ -67,7 +69,7 @@ final class ServerProcess: Sendable {
             "--policy", options.policy,
             "--http", "127.0.0.1:0",
         ]
-        arguments += ["--lmtp", expectLMTP ? "127.0.0.1:0" : "off"]
+        arguments += ["--lmtp", options.lmtpSocket.map { "unix:\($0)" } ?? (expectLMTP ? "127.0.0.1:0" : "off")]
         arguments += options.resolver
         if let configuration = options.configuration {
             let path = options.directory.appendingPathComponent("serve.yaml")
@@ -83,7 +85,8 @@ final class ServerProcess: Sendable {
             let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
             let http = announcedHTTP(in: output)
             let lmtp = announcedLMTP(in: output)
-            if let http, !expectLMTP || lmtp != nil {
+            let socketListens = options.lmtpSocket.map { output.contains("gateway: LMTP on unix:\($0) ") } ?? false
+            if let http, !expectLMTP || lmtp != nil || socketListens {
                 return ServerProcess(
                     process: process, options: options, outputPath: outputPath, baseURL: http.url, httpPort: http.port,
                     lmtpPort: lmtp)

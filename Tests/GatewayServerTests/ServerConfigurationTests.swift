@@ -80,6 +80,28 @@ struct ServerConfigurationTests {
         #expect(try ServerConfiguration.Listener(parsing: "localhost:0") == .init(host: "localhost", port: 0))
         #expect(throws: ServerConfigurationError.self) { try ServerConfiguration.Listener(parsing: "[::1]8080") }
     }
+
+    @Test("LMTP may listen on a Unix socket (unix:PATH); the HTTP API may not; the path must fit sun_path")
+    func unixSocketListeners() throws {
+        let lmtp = try ServerConfiguration.parse(yaml: "lmtp: unix:/run/gateway/lmtp.sock").lmtp
+        #expect(lmtp == .init(socketPath: "/run/gateway/lmtp.sock"))
+        #expect(lmtp?.description == "unix:/run/gateway/lmtp.sock")
+        #expect(try ServerConfiguration.Listener(parsing: "unix:lmtp.sock", allowsSocket: true).socketPath == "lmtp.sock")
+        #expect(throws: ServerConfigurationError.self) { try ServerConfiguration.parse(yaml: "http: unix:/run/g.sock") }
+        #expect(throws: ServerConfigurationError.self) {
+            try ServerConfiguration.Listener(parsing: "unix:/run/g.sock", allowsSocket: false)
+        }
+        #expect(throws: ServerConfigurationError.self) {
+            try ServerConfiguration.Listener(parsing: "unix:", allowsSocket: true)
+        }
+        let longest = "/" + String(repeating: "s", count: ServerConfiguration.Listener.maxSocketPathBytes - 1)
+        #expect(try ServerConfiguration.Listener(parsing: "unix:\(longest)", allowsSocket: true).socketPath == longest)
+        #expect(throws: ServerConfigurationError.self) {
+            try ServerConfiguration.Listener(parsing: "unix:\(longest)s", allowsSocket: true)
+        }
+        // HOST:PORT still parses as before through the same entry point.
+        #expect(try ServerConfiguration.Listener(parsing: ":2424", allowsSocket: true) == .init(host: "127.0.0.1", port: 2424))
+    }
 }
 
 @Suite("The example configuration")
