@@ -21,6 +21,16 @@ final class PostfixRelay: Sendable {
 
     /// Starts an instance in `directory` (created) relaying `domain` to `lmtpPorts` on 127.0.0.1, in that order.
     static func start(in directory: URL, relaying domain: String, to lmtpPorts: [Int]) async throws -> PostfixRelay {
+        let destinations = lmtpPorts.enumerated().map { index, port in
+            index == 0 ? "lmtp:inet:127.0.0.1:\(port)" : "127.0.0.1:\(port)"
+        }
+        return try await start(in: directory, relaying: domain, toDestinations: destinations)
+    }
+
+    /// Starts an instance relaying `domain` to the transport map's `destinations` as written (`lmtp:unix:PATH`, ...).
+    static func start(
+        in directory: URL, relaying domain: String, toDestinations destinationList: [String]
+    ) async throws -> PostfixRelay {
         guard getuid() == 0 else {
             throw FixtureError("Postfix's master runs only as root: run the Postfix tests as root (as CI does)")
         }
@@ -87,9 +97,7 @@ final class PostfixRelay: Sendable {
             postlog   unix-dgram n  -       n       -       1       postlogd
 
             """
-        let destinations = lmtpPorts.enumerated().map { index, port in
-            index == 0 ? "lmtp:inet:127.0.0.1:\(port)" : "127.0.0.1:\(port)"
-        }.joined(separator: ", ")
+        let destinations = destinationList.joined(separator: ", ")
         try Data(main.utf8).write(to: etc.appendingPathComponent("main.cf"))
         try Data(master.utf8).write(to: etc.appendingPathComponent("master.cf"))
         try Data("\(domain) \(destinations)\n".utf8).write(to: etc.appendingPathComponent("transport"))

@@ -45,6 +45,45 @@ struct ServerEndToEndTests {
         }
     }
 
+    @Test("Postfix relays over lmtp:unix: to gateway serve --lmtp unix:PATH, the socket in a setgid directory of Postfix's group, as the README says")
+    func postfixOverAUnixSocket() async throws {
+        try await withGateway(senders: [Self.skyways]) { cli, senders, dnsmasq in
+            let skyways = try #require(senders["skyways.example"])
+            let k7 = try await Self.booking("K7QF2M", passenger: "Eva Green", to: ["Eva Green <\(Self.eva)>"], sender: skyways, cli: cli)
+            // Postfix's lmtp client runs as the postfix user: it reaches the socket through the group the directory
+            // hands down (setgid) and the socket file's mode (0660).
+            let sockets = cli.directory.appendingPathComponent("run")
+            try FileManager.default.createDirectory(at: sockets, withIntermediateDirectories: true)
+            let group = try #require(getgrnam("postfix"), "no postfix group: install postfix (make deps)")
+            try #require(chown(sockets.path, 0, group.pointee.gr_gid) == 0 && chmod(sockets.path, 0o2750) == 0)
+            let socket = sockets.appendingPathComponent("lmtp.sock").path
+            var options = ServerProcess.Options(
+                directory: cli.directory, policy: try Self.policy(in: cli.directory),
+                resolver: ["--nameserver", dnsmasq.nameserver.description])
+            options.lmtpSocket = socket
+            try await withServer(options, lmtp: false) { server in
+                _ = try await server.register("skyways.example")
+                let postfix = try await PostfixRelay.start(
+                    in: cli.directory.appendingPathComponent("postfix"), relaying: "guest.example.net",
+                    toDestinations: ["lmtp:unix:\(socket)"])
+                defer { Task { await postfix.stop() } }
+                try await postfix.queue(k7, from: "bounces@mta.example", to: Self.eva)
+                let token = try await server.ownerToken(Self.eva).secret
+                let deadline = ContinuousClock.now + .seconds(30)
+                var stored: [String] = []
+                while stored.isEmpty, ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(200))
+                    stored = try await server.reservations(token: token).map(\.containerReference)
+                }
+                #expect(stored == ["K7QF2M"], "\(postfix.log.suffix(3000))")
+                let sent = postfix.log.split(separator: "\n").filter { $0.contains("status=sent") }
+                #expect(sent.count == 1, "\(postfix.log.suffix(3000))")
+                #expect(sent.first?.contains(socket) == true, "\(sent)")
+                #expect(sent.first?.contains("admitted: 1 created") == true, "\(sent)")
+            }
+        }
+    }
+
     @Test("LMTP from swaks and smtplib.LMTP: a reply per recipient, the signed one's reservation stored, SIZE enforced, a non-address refused")
     func lmtpDelivery() async throws {
         try await withGateway(senders: [Self.skyways]) { cli, senders, dnsmasq in
