@@ -24,7 +24,8 @@ package struct LMTPServer: Service {
         /// `lmtp:unix:PATH`): no TCP on either side. A socket file left at the path by an earlier run is replaced (any
         /// other file is not); the file is made `socketFileMode` and removed when the listener stops.
         package var socketPath: String?
-        /// The socket file's permissions: owner and group may connect (put the MTA's user in the gateway's group).
+        /// The socket file's permissions: owner and group may connect. The file takes its directory's group when
+        /// that directory has the setgid bit: a directory of the MTA's group gives the MTA the socket.
         package var socketFileMode: UInt32 = 0o660
         /// The name in the greeting and the LHLO reply (RFC 5321 §4.1.1.1).
         package var hostname = "gateway"
@@ -110,6 +111,7 @@ package struct LMTPServer: Service {
             guard chmod(socketPath, mode_t(configuration.socketFileMode)) == 0 else {
                 let reason = String(cString: strerror(errno))
                 try? await listener.channel.close()
+                unlink(socketPath)
                 throw LMTPServerError.cannotBind(
                     socketPath: socketPath, underlying: SocketFileModeError(reason: reason))
             }
@@ -194,9 +196,10 @@ package struct LMTPServer: Service {
     }
 
     /// Whether something accepts connections on the Unix socket at `path` now (a file left by a stopped server
-    /// refuses them).
+    /// refuses them). Without waiting: a listener whose backlog is full (EAGAIN) is listening all the same.
     static func acceptsConnections(socketPath path: String) -> Bool {
-        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let descriptor = socket(
+            AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
         var address = sockaddr_un()
@@ -206,7 +209,7 @@ package struct LMTPServer: Service {
         withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
         return withUnsafePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0 || errno == EAGAIN
             }
         }
     }
