@@ -85,6 +85,7 @@ package struct GatewayServer: Sendable {
             lmtp.host = listener.host
             lmtp.port = listener.port
             lmtp.socketPath = listener.socketPath
+            lmtp.socketGroup = configuration.lmtpSocketGroup
             lmtp.hostname = ProcessInfo.processInfo.hostName
             lmtp.maxMessageBytes = services.ingestor.environment.policy.limits.maxMessageBytes
             lmtp.maxRecipients = configuration.lmtpMaxRecipients

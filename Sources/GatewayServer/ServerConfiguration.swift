@@ -120,6 +120,9 @@ package struct ServerConfiguration: Sendable, Hashable {
     package var lmtpRefuseRejected = false
     /// LMTP: sessions at once (each may hold a message of the policy's size in memory while it arrives).
     package var lmtpMaxConnections = 64
+    /// With `lmtp: unix:PATH`, the group given the socket file (mode 0660), so that the MTA's user may connect: the
+    /// `postfix` group for Postfix. nil: the group the file gets by itself (the gateway's, or a setgid directory's).
+    package var lmtpSocketGroup: String?
     /// LMTP: recipients per transaction.
     package var lmtpMaxRecipients = 100
     /// How long a deferred message (a DKIM temperror) waits before its next attempt.
@@ -243,6 +246,10 @@ package struct ServerConfiguration: Sendable, Hashable {
         try reader.double("lmtp-reply-deadline-seconds", into: &configuration.lmtpReplyDeadlineSeconds, range: 0.1...600)
         try reader.int("lmtp-max-recipients", into: &configuration.lmtpMaxRecipients, range: 1...10_000)
         try reader.int("lmtp-max-connections", into: &configuration.lmtpMaxConnections, range: 1...100_000)
+        if let group = try reader.string("lmtp-socket-group") {
+            guard !group.isEmpty else { throw .invalid("\(source): lmtp-socket-group must name a group") }
+            configuration.lmtpSocketGroup = group
+        }
         try reader.double("retry-delay-seconds", into: &configuration.retryDelaySeconds, range: 1...604_800)
         try reader.double("retry-interval-seconds", into: &configuration.retryIntervalSeconds, range: 1...86_400)
         try reader.double("spool-lease-seconds", into: &configuration.spoolLeaseSeconds, range: 1...3600)

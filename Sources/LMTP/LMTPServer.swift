@@ -27,6 +27,9 @@ package struct LMTPServer: Service {
         /// The socket file's permissions: owner and group may connect. The file takes its directory's group when
         /// that directory has the setgid bit: a directory of the MTA's group gives the MTA the socket.
         package var socketFileMode: UInt32 = 0o660
+        /// The group to give the socket file (a name, such as `postfix`), nil to leave it as created. The gateway must
+        /// be root or a member of that group to give it.
+        package var socketGroup: String?
         /// The name in the greeting and the LHLO reply (RFC 5321 §4.1.1.1).
         package var hostname = "gateway"
         /// The largest message in octets: advertised as SIZE (RFC 1870 §4), refused at MAIL when declared
@@ -108,12 +111,12 @@ package struct LMTPServer: Service {
             } catch {
                 throw LMTPServerError.cannotBind(socketPath: socketPath, underlying: error)
             }
-            guard chmod(socketPath, mode_t(configuration.socketFileMode)) == 0 else {
-                let reason = String(cString: strerror(errno))
+            if let failure = Self.setOwnership(
+                of: socketPath, mode: configuration.socketFileMode, group: configuration.socketGroup)
+            {
                 try? await listener.channel.close()
                 unlink(socketPath)
-                throw LMTPServerError.cannotBind(
-                    socketPath: socketPath, underlying: SocketFileModeError(reason: reason))
+                throw LMTPServerError.cannotBind(socketPath: socketPath, underlying: failure)
             }
         } else {
             do {
@@ -219,10 +222,29 @@ package struct LMTPServer: Service {
         var description: String { "another server accepts connections on it" }
     }
 
-    /// chmod(2) on the socket file failed.
-    private struct SocketFileModeError: Error, CustomStringConvertible {
+    /// Gives the socket file at `path` its group (if any) and `mode`; nil when both are done, else why not.
+    private static func setOwnership(of path: String, mode: UInt32, group: String?) -> SocketFileError? {
+        if let group {
+            guard let entry = getgrnam(group) else {
+                return SocketFileError(reason: "there is no group named '\(group)' (lmtp-socket-group)")
+            }
+            guard chown(path, uid_t.max, entry.pointee.gr_gid) == 0 else {  // uid -1: the owner stays
+                let reason = String(cString: strerror(errno))
+                return SocketFileError(
+                    reason: "cannot give it the group '\(group)': \(reason) (the gateway must be root or a member of "
+                        + "that group)")
+            }
+        }
+        guard chmod(path, mode_t(mode)) == 0 else {
+            return SocketFileError(reason: "cannot set its mode: \(String(cString: strerror(errno)))")
+        }
+        return nil
+    }
+
+    /// chown(2) or chmod(2) on the socket file failed, or its group does not exist.
+    private struct SocketFileError: Error, CustomStringConvertible {
         var reason: String
-        var description: String { "cannot set the socket file's mode: \(reason)" }
+        var description: String { reason }
     }
 
     private func validate(_ configuration: Configuration) throws {
@@ -235,6 +257,10 @@ package struct LMTPServer: Service {
         }
         if let path = configuration.socketPath, path.isEmpty || path.utf8.count > 107 {
             throw LMTPServerError.invalidConfiguration("a Unix socket path must have 1 to 107 bytes")
+        }
+        if configuration.socketGroup != nil, configuration.socketPath == nil {
+            throw LMTPServerError.invalidConfiguration(
+                "lmtp-socket-group applies to a Unix socket listener (lmtp: unix:PATH), not to HOST:PORT")
         }
         for (name, value) in [
             ("maxMessageBytes", configuration.maxMessageBytes), ("maxRecipients", configuration.maxRecipients),

@@ -45,8 +45,10 @@ struct ServerEndToEndTests {
         }
     }
 
-    @Test("Postfix relays over lmtp:unix: to gateway serve --lmtp unix:PATH, the socket in a setgid directory of Postfix's group, as the README says")
-    func postfixOverAUnixSocket() async throws {
+    @Test(
+        "Postfix relays over lmtp:unix: to gateway serve --lmtp unix:PATH, the socket given Postfix's group by a setgid directory or by lmtp-socket-group, as the README says",
+        arguments: [false, true])
+    func postfixOverAUnixSocket(byConfiguration: Bool) async throws {
         try await withGateway(senders: [Self.skyways]) { cli, senders, dnsmasq in
             let skyways = try #require(senders["skyways.example"])
             let k7 = try await Self.booking("K7QF2M", passenger: "Eva Green", to: ["Eva Green <\(Self.eva)>"], sender: skyways, cli: cli)
@@ -55,11 +57,16 @@ struct ServerEndToEndTests {
             let sockets = cli.directory.appendingPathComponent("run")
             try FileManager.default.createDirectory(at: sockets, withIntermediateDirectories: true)
             let group = try #require(getgrnam("postfix"), "no postfix group: install postfix (make deps)")
-            try #require(chown(sockets.path, 0, group.pointee.gr_gid) == 0 && chmod(sockets.path, 0o2750) == 0)
+            if byConfiguration {
+                try #require(chmod(sockets.path, 0o755) == 0)  // a plain directory: the configuration names the group
+            } else {
+                try #require(chown(sockets.path, 0, group.pointee.gr_gid) == 0 && chmod(sockets.path, 0o2750) == 0)
+            }
             let socket = sockets.appendingPathComponent("lmtp.sock").path
             var options = ServerProcess.Options(
                 directory: cli.directory, policy: try Self.policy(in: cli.directory),
-                resolver: ["--nameserver", dnsmasq.nameserver.description])
+                resolver: ["--nameserver", dnsmasq.nameserver.description],
+                configuration: byConfiguration ? "lmtp-socket-group: postfix\n" : nil)
             options.lmtpSocket = socket
             try await withServer(options, lmtp: false) { server in
                 _ = try await server.register("skyways.example")

@@ -99,6 +99,9 @@ struct ServerConfigurationTests {
         #expect(throws: ServerConfigurationError.self) {
             try ServerConfiguration.Listener(parsing: "unix:\(longest)s", allowsSocket: true)
         }
+        #expect(try ServerConfiguration.parse(yaml: "lmtp-socket-group: postfix").lmtpSocketGroup == "postfix")
+        #expect(try ServerConfiguration.parse(yaml: "lmtp: off").lmtpSocketGroup == nil)
+        #expect(throws: ServerConfigurationError.self) { try ServerConfiguration.parse(yaml: "lmtp-socket-group: ''") }
         // HOST:PORT still parses as before through the same entry point.
         #expect(try ServerConfiguration.Listener(parsing: ":2424", allowsSocket: true) == .init(host: "127.0.0.1", port: 2424))
     }

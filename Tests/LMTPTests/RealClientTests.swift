@@ -93,6 +93,42 @@ struct RealClientTests {
         #expect(!FileManager.default.fileExists(atPath: socket), "the socket file outlived the listener")
     }
 
+    /// `socketGroup` gives the socket file that group (mode 0660 still); a group that does not exist, or a group for a
+    /// TCP listener, stops the start with a reason.
+    @Test func aSocketTakesTheGroupItIsGiven() async throws {
+        let directory = try TemporaryDirectory()
+        let socket = directory.url.appendingPathComponent("lmtp.sock").path
+        let daemon = try #require(getgrnam("daemon"), "no daemon group").pointee.gr_gid
+        let (group, mode) = try await withServer({
+            $0.socketPath = socket
+            $0.socketGroup = "daemon"
+        }) { _, _ in
+            var status = stat()
+            try #require(stat(socket, &status) == 0)
+            return (status.st_gid, status.st_mode & 0o777)
+        }
+        #expect(group == daemon)
+        #expect(mode == 0o660)
+
+        var unknown = LMTPServer.Configuration()
+        unknown.socketPath = socket
+        unknown.socketGroup = "no-such-group-for-lmtp"
+        let refused = await #expect(throws: LMTPServerError.self) {
+            try await LMTPServer(configuration: unknown, handler: RecordingHandler(), logger: Logger(label: "t")).run()
+        }
+        #expect(refused?.code == .cannotBind)
+        #expect(refused?.reason.contains("no group named 'no-such-group-for-lmtp'") == true, "\(String(describing: refused))")
+        #expect(!FileManager.default.fileExists(atPath: socket), "a refused start left its socket file")
+
+        var tcp = LMTPServer.Configuration()
+        tcp.port = 0
+        tcp.socketGroup = "daemon"
+        let invalid = await #expect(throws: LMTPServerError.self) {
+            try await LMTPServer(configuration: tcp, handler: RecordingHandler(), logger: Logger(label: "t")).run()
+        }
+        #expect(invalid?.code == .invalidConfiguration)
+    }
+
     /// smtplib.LMTP: two recipients accepted, one refused at RCPT, and one of the accepted ones deferred after
     /// DATA; the script reads the per-recipient replies with `data()` and `getreply()` (RFC 2033 §4.2).
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")))
