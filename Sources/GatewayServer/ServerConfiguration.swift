@@ -1,5 +1,6 @@
 package import EventLoopSupport
 import Foundation
+import LMTP
 package import Store
 import Yams
 
@@ -25,8 +26,8 @@ package struct ServerConfiguration: Sendable, Hashable {
             self.socketPath = socketPath
         }
 
-        /// The longest socket path Linux takes (`sun_path` holds 108 bytes, the last a NUL).
-        package static let maxSocketPathBytes = 107
+        /// The longest socket path the LMTP listener takes: its own bound, checked here for the configuration's error.
+        package static let maxSocketPathBytes = LMTPServer.Configuration.maxSocketPathBytes
 
         /// Parses `HOST:PORT`, `[IPv6]:PORT`, or with `allowsSocket` `unix:PATH`.
         package init(parsing text: String, allowsSocket: Bool) throws(ServerConfigurationError) {

@@ -30,6 +30,8 @@ package struct LMTPServer: Service {
         /// The group to give the socket file (a name, such as `postfix`), nil to leave it as created. The gateway must
         /// be root or a member of that group to give it.
         package var socketGroup: String?
+        /// The longest `socketPath` Linux takes (`sun_path` holds 108 bytes, the last a NUL).
+        package static let maxSocketPathBytes = 107
         /// The name in the greeting and the LHLO reply (RFC 5321 §4.1.1.1).
         package var hostname = "gateway"
         /// The largest message in octets: advertised as SIZE (RFC 1870 §4), refused at MAIL when declared
@@ -255,8 +257,9 @@ package struct LMTPServer: Service {
         guard (0...65535).contains(configuration.port) else {
             throw LMTPServerError.invalidConfiguration("port \(configuration.port) is not 0...65535")
         }
-        if let path = configuration.socketPath, path.isEmpty || path.utf8.count > 107 {
-            throw LMTPServerError.invalidConfiguration("a Unix socket path must have 1 to 107 bytes")
+        let maxPath = Configuration.maxSocketPathBytes
+        if let path = configuration.socketPath, path.isEmpty || path.utf8.count > maxPath {
+            throw LMTPServerError.invalidConfiguration("a Unix socket path must have 1 to \(maxPath) bytes")
         }
         if configuration.socketGroup != nil, configuration.socketPath == nil {
             throw LMTPServerError.invalidConfiguration(
