@@ -268,7 +268,8 @@ struct ReservationItemResolver {
     mutating func text(_ node: SchemaNode?, _ name: String, path: String) -> String? {
         guard let node else { return nil }
         let values = node.values(name)
-        let fullPath = Self.join(path, name)
+        // The path and the set of values only when they can be needed: this runs for every text a reservation
+        // reads, and most have one value and no warning.
         var found: String?
         for value in values {
             switch value {
@@ -278,14 +279,19 @@ struct ReservationItemResolver {
                 if found == nil, let text = item.looseText("name") ?? item.id {
                     found = text
                     if name != "addressCountry" {
+                        let fullPath = Self.join(path, name)
                         warn(.itemForText, fullPath, "\(fullPath) is an item; its name was used. Give text")
                     }
                 }
             }
         }
-        let distinct = Set(values.compactMap { $0.text ?? $0.node?.looseText("name") })
-        if distinct.count > 1 {
-            warn(.multipleValues, fullPath, "\(fullPath) has \(distinct.count) different values; the first was used")
+        if values.count > 1 {
+            let distinct = Set(values.compactMap { $0.text ?? $0.node?.looseText("name") })
+            if distinct.count > 1 {
+                let fullPath = Self.join(path, name)
+                warn(
+                    .multipleValues, fullPath, "\(fullPath) has \(distinct.count) different values; the first was used")
+            }
         }
         return found
     }

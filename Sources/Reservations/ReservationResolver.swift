@@ -323,6 +323,7 @@ package struct ReservationResolver: Sendable {
     /// The JSON-LD object of a canonical item (its depth is already bounded by `canonicalize`).
     static func json(_ node: SchemaNode, isTopLevel: Bool) -> JSONValue {
         var members: [String: JSONValue] = [:]
+        members.reserveCapacity(node.properties.count + 3)  // grown once, not doubled member by member
         if isTopLevel { members["@context"] = .string("https://schema.org") }
         if node.types.count == 1 {
             members["@type"] = .string(node.types[0])

@@ -12,12 +12,18 @@ enum SchemaVocabulary {
         // Fast path: a bare name (no `:` of an IRI or prefix, nothing to trim).
         if !name.utf8.contains(0x3A), !name.needsWhitespaceFolding { return name }
         let trimmed = name.trimmingWhitespace()
-        for prefix in prefixes where trimmed.count > prefix.count {
-            if trimmed.utf8.prefix(prefix.utf8.count).elementsEqual(prefix.utf8, by: { asciiLower($0) == $1 }) {
-                var local = Substring(trimmed.dropFirst(prefix.count))
-                while local.hasSuffix("/") { local = local.dropLast() }
-                return String(local)
+        // By UTF-8 bytes: the prefixes are ASCII, and counting or dropping `Character`s walked the whole name's
+        // grapheme breaks for every prefix tried (a tenth of resolution's time in perf, Microdata's `itemtype`s
+        // being full IRIs).
+        let bytes = trimmed.utf8
+        for prefix in prefixes where bytes.count > prefix.utf8.count {
+            guard bytes.prefix(prefix.utf8.count).elementsEqual(prefix.utf8, by: { asciiLower($0) == $1 }) else {
+                continue
             }
+            let start = bytes.index(bytes.startIndex, offsetBy: prefix.utf8.count)
+            var end = bytes.endIndex
+            while end > start, bytes[bytes.index(before: end)] == UInt8(ascii: "/") { end = bytes.index(before: end) }
+            return String(Substring(bytes[start..<end]))
         }
         return trimmed
     }
