@@ -308,5 +308,6 @@ if Context.environment["GATEWAY_FUZZ"] == "1" {
         fuzzTarget("fuzz-mime", ["MailMessage"]),
         fuzzTarget("fuzz-dkim-tags", ["DKIM", "DNS", "MailMessage"]),
         fuzzTarget("fuzz-markup", ["Markup"]),
+        fuzzTarget("fuzz-resolve", ["Markup", "Reservations"]),
     ]
 }

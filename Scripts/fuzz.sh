@@ -20,16 +20,17 @@ RSS_LIMIT=${FUZZ_RSS_LIMIT_MB:-2048}
 # stay on (only -Ounchecked removes them). FUZZ_CONFIGURATION=debug for better stack traces.
 CONFIGURATION=${FUZZ_CONFIGURATION:-release}
 SCRATCH=.build-fuzz
-ALL_TARGETS=(fuzz-mime fuzz-dkim-tags fuzz-markup)
+ALL_TARGETS=(fuzz-mime fuzz-dkim-tags fuzz-markup fuzz-resolve)
 TARGETS=("$@")
 [ ${#TARGETS[@]} -gt 0 ] || TARGETS=("${ALL_TARGETS[@]}")
 
-# Longest input per target: a message, a key record plus a message, an HTML page.
+# Longest input per target: a message, a key record plus a message, an HTML page, a JSON-LD document.
 max_len() {
     case $1 in
         fuzz-mime) echo 65536 ;;
         fuzz-dkim-tags) echo 16384 ;;
         fuzz-markup) echo 131072 ;;
+        fuzz-resolve) echo 32768 ;;
         *) echo 65536 ;;
     esac
 }
