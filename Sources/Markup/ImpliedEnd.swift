@@ -71,11 +71,13 @@ struct ImpliedEnd {
         switch name[0] {
         case UInt8(ascii: "p"): return name[1] == 0 ? .p : .other
         case UInt8(ascii: "l"): return name[1] == UInt8(ascii: "i") && name[2] == 0 ? .li : .other
+        // `name[2]` only once `name[1]` is no NUL: a one-letter name ("d", "t") ends at `name[1]`, and the index scan
+        // interns names with nothing after their NUL (a read past it was found by fuzz-markup under AddressSanitizer).
         case UInt8(ascii: "d"):
-            guard name[2] == 0 else { return .other }
+            guard name[1] != 0, name[2] == 0 else { return .other }
             return name[1] == UInt8(ascii: "t") ? .dt : name[1] == UInt8(ascii: "d") ? .dd : .other
         case UInt8(ascii: "t"):
-            if name[2] == 0 {
+            if name[1] != 0, name[2] == 0 {
                 switch name[1] {
                 case UInt8(ascii: "d"), UInt8(ascii: "h"): return .cell
                 case UInt8(ascii: "r"): return .tr

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Testing
 
 @testable import Markup
@@ -136,5 +137,42 @@ struct FuzzRegressionTests {
         #expect(graph.nodes.first?.properties.count == 150_000)
         #expect(graph.nodes.first?.texts("k7") == ["2"])
         #expect(graph.codes == ["markup.jsonld-duplicate-key"])
+    }
+
+    /// fuzz-markup under AddressSanitizer: a heap read past a one-letter element name (`<t …>`). `ImpliedEnd.endable`
+    /// looked at `name[2]` of "t" and "d" before knowing that `name[1]` was not already the NUL, and the index scan
+    /// interns each name with nothing after its NUL. The name is put here at the very end of a readable page, before
+    /// one that may not be read, so that the old read faults.
+    @Test(arguments: [
+        ("t", ImpliedEnd.Kind.other), ("d", .other), ("p", .p), ("l", .other), ("td", .cell), ("dd", .dd),
+    ])
+    func oneLetterNamesAreReadNoFurtherThanTheirEnd(name: String, kind: ImpliedEnd.Kind) throws {
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        guard let memory = mmap(nil, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+            memory != UnsafeMutableRawPointer(bitPattern: -1)  // MAP_FAILED
+        else { throw POSIXError(.ENOMEM) }
+        defer { munmap(memory, 2 * page) }
+        #expect(mprotect(memory + page, page, PROT_NONE) == 0)
+        let bytes = Array(name.utf8) + [0]
+        let start = (memory + page - bytes.count).assumingMemoryBound(to: UInt8.self)
+        start.initialize(from: bytes, count: bytes.count)
+        #expect(ImpliedEnd.endable(start) == kind)
+    }
+
+    /// The document that found it, reduced: one-letter elements inside an item, read by the index scan as libxml2
+    /// reads them.
+    @Test func oneLetterElementsInAnItemReadAsLibxml2ReadsThem() {
+        let html = Array(
+            (#"<div itemscope itemtype="https://schema.org/FoodEstablishmentReservation"><t itemprop="reservationId">"#
+                + #"T1</t><d>x</d><p><t>y</t><meta itemprop="reservationStatus" content="https://schema.org/Confirmed">"#
+                + "</div>").utf8)
+        var libxml2Only = MarkupExtractor.Configuration()
+        libxml2Only.scansJSONLDOnlyDocuments = false
+        libxml2Only.scansRegularDocuments = false
+        #expect(MarkupExtractor().readsWithoutLibxml2(html: html))
+        let graph = MarkupExtractor().extract(html: html)
+        #expect(graph == MarkupExtractor(configuration: libxml2Only).extract(html: html))
+        #expect(graph.nodes.first?.texts("reservationId") == ["T1"])
+        #expect(graph.nodes.first?.texts("reservationStatus") == ["https://schema.org/Confirmed"])
     }
 }

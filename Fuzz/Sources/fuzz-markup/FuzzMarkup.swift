@@ -19,6 +19,13 @@ public func fuzzMarkup(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 
     let graph = MarkupExtractor().extract(html: html, encoding: nil)
     checkLimits(graph, MarkupExtractor.Configuration())
+    // The fast paths (the JSON-LD scan, the index scan) either decline or read what libxml2's parse reads.
+    var libxml2Only = MarkupExtractor.Configuration()
+    libxml2Only.scansJSONLDOnlyDocuments = false
+    libxml2Only.scansRegularDocuments = false
+    precondition(
+        MarkupExtractor(configuration: libxml2Only).extract(html: html, encoding: nil) == graph,
+        "a fast path read the document differently from libxml2")
     let encoded: Data
     do {
         encoded = try JSONEncoder().encode(graph)
