@@ -14,13 +14,19 @@ struct RealClientTests {
     /// What the handler must receive: the same lines, unstuffed, with CRLF.
     static let expected = message.replacingOccurrences(of: "\n", with: "\r\n")
 
+    /// `message` as a file in `directory`, for swaks's `--data @FILE`.
+    private static func messageFile(in directory: TemporaryDirectory) throws -> URL {
+        let file = directory.url.appendingPathComponent("message.eml")
+        // swaks ends the data with "\r\n." after the file's content: without a final newline, nothing is added.
+        try Data(message.dropLast().utf8).write(to: file)
+        return file
+    }
+
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/swaks")))
     func swaks() async throws {
         let handler = RecordingHandler()
         let directory = try TemporaryDirectory()
-        let messageFile = directory.url.appendingPathComponent("message.eml")
-        // swaks ends the data with "\r\n." after the file's content: without a final newline, nothing is added.
-        try Data(Self.message.dropLast().utf8).write(to: messageFile)
+        let messageFile = try Self.messageFile(in: directory)
         let (status, output) = try await withServer(handler: handler) { port, _ in
             try await run(
                 "/usr/bin/swaks",
@@ -49,8 +55,7 @@ struct RealClientTests {
     func swaksOverAUnixSocket() async throws {
         let handler = RecordingHandler()
         let directory = try TemporaryDirectory()
-        let messageFile = directory.url.appendingPathComponent("message.eml")
-        try Data(Self.message.dropLast().utf8).write(to: messageFile)
+        let messageFile = try Self.messageFile(in: directory)
         let socket = directory.url.appendingPathComponent("lmtp.sock").path
         // A stale socket file, as a server killed with SIGKILL leaves it: bound, never listened on, closed.
         let stale = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
@@ -117,7 +122,8 @@ struct RealClientTests {
             try await LMTPServer(configuration: unknown, handler: RecordingHandler(), logger: Logger(label: "t")).run()
         }
         #expect(refused?.code == .cannotBind)
-        #expect(refused?.reason.contains("no group named 'no-such-group-for-lmtp'") == true, "\(String(describing: refused))")
+        let reason = refused?.reason ?? ""
+        #expect(reason.contains("no group named 'no-such-group-for-lmtp'"), "\(reason)")
         #expect(!FileManager.default.fileExists(atPath: socket), "a refused start left its socket file")
 
         var tcp = LMTPServer.Configuration()
